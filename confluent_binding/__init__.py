@@ -1,0 +1,39 @@
+"""confluent_binding: a fast Python client for Apache Kafka over librdkafka.
+
+A drop-in for confluent-kafka: ``import confluent_binding as confluent_kafka``.
+"""
+
+from ._core import (
+    OFFSET_BEGINNING,
+    OFFSET_END,
+    OFFSET_INVALID,
+    OFFSET_STORED,
+    TIMESTAMP_CREATE_TIME,
+    TIMESTAMP_LOG_APPEND_TIME,
+    TIMESTAMP_NOT_AVAILABLE,
+    Consumer,
+    ConsumerGroupMetadata,
+    KafkaError,
+    Message,
+    Producer,
+    ThrottleEvent,
+    TopicPartition,
+    libversion,
+)
+from .error import ConsumeError, KafkaException, ProduceError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Consumer", "ConsumerGroupMetadata", "KafkaError", "KafkaException", "Message", "Producer",
+    "ThrottleEvent", "TopicPartition", "ConsumeError", "ProduceError",
+    "OFFSET_BEGINNING", "OFFSET_END", "OFFSET_INVALID", "OFFSET_STORED",
+    "TIMESTAMP_CREATE_TIME", "TIMESTAMP_LOG_APPEND_TIME", "TIMESTAMP_NOT_AVAILABLE",
+    "libversion", "version",
+]
+
+
+def version():
+    """(version string, version int) of confluent_binding, like confluent_kafka.version()."""
+    major, minor, patch = (int(p) for p in __version__.split(".")[:3])
+    return (__version__, (major << 24) | (minor << 16) | (patch << 8))

@@ -1,0 +1,57 @@
+"""Builds the one compiled module, confluent_binding._core, against librdkafka.
+
+librdkafka is looked up in $RDKAFKA_PREFIX, else librdkafka-build/prefix (made by
+librdkafka-build/build.sh), else pkg-config. A static librdkafka.a is linked in when the prefix
+has one, so the module needs no LD_LIBRARY_PATH; otherwise the shared library is linked with an
+rpath to its directory.
+"""
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+HERE = Path(__file__).resolve().parent
+# Libraries librdkafka itself links (the Debian -dev packages build.sh installs).
+RDKAFKA_DEPS = ["ssl", "crypto", "sasl2", "zstd", "lz4", "curl", "z", "m", "dl", "pthread", "rt"]
+
+
+def librdkafka_flags():
+    prefix = os.environ.get("RDKAFKA_PREFIX") or str(HERE / "librdkafka-build" / "prefix")
+    include, lib = Path(prefix, "include"), Path(prefix, "lib")
+    if (include / "librdkafka" / "rdkafka.h").exists():
+        static = lib / "librdkafka.a"
+        if static.exists() and os.environ.get("RDKAFKA_DYNAMIC") != "1":
+            return dict(include_dirs=[str(include)], extra_objects=[str(static)],
+                        libraries=RDKAFKA_DEPS, extra_link_args=["-Wl,--exclude-libs,ALL"])
+        return dict(include_dirs=[str(include)], library_dirs=[str(lib)], libraries=["rdkafka"],
+                    runtime_library_dirs=[str(lib)])
+    try:
+        cflags = subprocess.check_output(["pkg-config", "--cflags", "rdkafka"], text=True)
+        libs = subprocess.check_output(["pkg-config", "--libs", "rdkafka"], text=True)
+    except (OSError, subprocess.CalledProcessError):
+        raise SystemExit("librdkafka not found: run librdkafka-build/build.sh or set RDKAFKA_PREFIX")
+    return dict(extra_compile_args=shlex.split(cflags), extra_link_args=shlex.split(libs))
+
+
+directives = {}
+if os.environ.get("CB_LINETRACE") == "1":
+    directives["linetrace"] = True
+
+ext = Extension(
+    "confluent_binding._core",
+    sources=["src/_core.pyx"],
+    define_macros=[("CYTHON_TRACE_NOGIL", "1")] if directives else [],
+    **librdkafka_flags(),
+)
+
+setup(
+    ext_modules=cythonize(
+        [ext],
+        include_path=["src"],
+        compiler_directives=directives,
+        annotate=os.environ.get("CB_ANNOTATE") == "1",
+    ),
+)

@@ -1,0 +1,90 @@
+# Configuration: a Python dict -> rd_kafka_conf_t*, with the Python-only keys split off.
+
+# Python-only keys every client type takes; each client adds its own.
+_CALLBACK_KEYS = ("error_cb", "stats_cb", "throttle_cb", "oauth_cb")
+_COMMON_PY_KEYS = frozenset(_CALLBACK_KEYS + ("logger", "default.topic.config"))
+
+
+def _merge_conf(tuple args, dict kwargs):
+    """Producer(conf), Producer(conf, **kwargs) and Producer(**kwargs) -> one new dict.
+
+    Keyword names use '_' for '.', except the Python-only keys (on_delivery, error_cb, ...).
+    The caller's dict is never modified.
+    """
+    if len(args) > 1:
+        raise TypeError("expected at most one positional argument: the configuration dict")
+    if not args and not kwargs:
+        raise TypeError("expected configuration dict")
+    conf = {}
+    if args:
+        if not isinstance(args[0], dict):
+            raise TypeError("expected configuration dict, not %s" % type(args[0]).__name__)
+        conf.update(args[0])
+    for k, v in kwargs.items():
+        conf[k if k in _PY_KEYS else k.replace("_", ".")] = v
+    return conf
+
+
+_PY_KEYS = _COMMON_PY_KEYS | {"on_delivery", "on_commit", "delivery.report.only.error"}
+
+
+cdef str _conf_value(str key, value):
+    """librdkafka takes strings: bool -> 'true'/'false', numbers -> str."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if callable(value):
+        raise TypeError("configuration property '%s' expects a string value, not a callable" % key)
+    raise TypeError("configuration property '%s' expects a str, int, float or bool, not %s"
+                    % (key, type(value).__name__))
+
+
+def _pop_callable(dict conf, str key):
+    cb = conf.pop(key, None)
+    if cb is not None and not callable(cb):
+        raise TypeError("configuration property '%s' must be callable, not %s"
+                        % (key, type(cb).__name__))
+    return cb
+
+
+@cython.final
+cdef class _Conf:
+    """Owns one rd_kafka_conf_t until rd_kafka_new() takes it."""
+    cdef rd_kafka_conf_t *ptr
+
+    def __cinit__(self):
+        self.ptr = rd_kafka_conf_new()
+
+    def __dealloc__(self):
+        if self.ptr != NULL:
+            rd_kafka_conf_destroy(self.ptr)
+
+    cdef int set(self, str key, str value) except -1:
+        cdef char errstr[512]
+        errstr[0] = 0
+        if rd_kafka_conf_set(self.ptr, key.encode(), value.encode(), errstr, sizeof(errstr)) \
+                != RD_KAFKA_CONF_OK:
+            _raise_errstr(RD_KAFKA_RESP_ERR__INVALID_ARG, errstr)
+        return 0
+
+    cdef int set_all(self, dict conf) except -1:
+        """Set every librdkafka property of conf (Python-only keys must be gone)."""
+        topic_conf = conf.pop("default.topic.config", None)
+        if topic_conf is not None and not isinstance(topic_conf, dict):
+            raise TypeError("'default.topic.config' must be a dict")
+        for key, value in conf.items():
+            if not isinstance(key, str):
+                raise TypeError("configuration keys must be str, not %s" % type(key).__name__)
+            self.set(key, _conf_value(key, value))
+        for key, value in (topic_conf or {}).items():
+            if key not in conf:
+                self.set(key, _conf_value(key, value))
+        return 0
+
+    cdef rd_kafka_conf_t *take(self):
+        cdef rd_kafka_conf_t *p = self.ptr
+        self.ptr = NULL
+        return p

@@ -1,0 +1,420 @@
+# Consumer: group membership, poll/consume with one GIL release per call, offsets, rebalance
+# callbacks served on the polling thread.
+
+
+@cython.final
+cdef class ConsumerGroupMetadata:
+    """A consumer's group metadata, for Producer.send_offsets_to_transaction()."""
+    cdef readonly bytes _data
+
+    def __reduce__(self):
+        return (_cgmd_from_bytes, (self._data,))
+
+
+def _cgmd_from_bytes(bytes data):
+    cdef ConsumerGroupMetadata m = ConsumerGroupMetadata.__new__(ConsumerGroupMetadata)
+    m._data = data
+    return m
+
+
+cdef struct _CommitResult:
+    rd_kafka_resp_err_t err
+    rd_kafka_topic_partition_list_t *offsets
+
+
+cdef void _sync_commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                          rd_kafka_topic_partition_list_t *offsets, void *opaque) noexcept nogil:
+    # Pure C: runs inside rd_kafka_commit_queue() on the committing thread, without the GIL.
+    cdef _CommitResult *res = <_CommitResult *>opaque
+    res.err = err
+    if offsets != NULL:
+        res.offsets = rd_kafka_topic_partition_list_copy(offsets)
+
+
+cdef list _message_partition(object message):
+    if not isinstance(message, Message):
+        raise TypeError("message must be a Message, not %s" % type(message).__name__)
+    cdef Message m = <Message>message
+    if m._error is not None and m._value is None:
+        raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__INVALID_ARG,
+                                        "cannot use an error event's offset"))
+    tp = TopicPartition(m._topic, m._partition, m._offset + 1)
+    tp._leader_epoch = m._leader_epoch
+    return [tp]
+
+
+cdef enum:
+    CONSUME_MAX = 1000000
+
+
+@cython.no_gc_clear
+cdef class Consumer(_Handle):
+    """High-level Kafka consumer (confluent-kafka compatible), classic and KIP-848 groups.
+
+    Callbacks (on_assign/on_revoke/on_lost, on_commit, error_cb, stats_cb, throttle_cb,
+    oauth_cb, logger) are served only inside ``poll()``, ``consume()`` and ``close()``.
+    """
+    cdef object _on_assign
+    cdef object _on_revoke
+    cdef object _on_lost
+    cdef object _on_commit
+    cdef bint _assigned_by_callback   # the user's rebalance callback did the (un)assign itself
+    cdef object _held                  # messages received by a call that then raised
+    cdef rd_kafka_message_t **_batch
+    cdef size_t _batch_size
+
+    def __init__(self, *args, **kwargs):
+        if self._rk != NULL:
+            raise RuntimeError("Consumer is already initialised")
+        conf = _merge_conf(args, kwargs)
+        self._on_commit = _pop_callable(conf, "on_commit")
+        cdef _Conf c = self._new_conf(conf, 0)
+        rd_kafka_conf_set_rebalance_cb(c.ptr, _rebalance_cb)
+        rd_kafka_conf_set_offset_commit_cb(c.ptr, _offset_commit_cb)
+        self._open(RD_KAFKA_CONSUMER, c)
+        rd_kafka_poll_set_consumer(self._rk)
+        self._queue = rd_kafka_queue_get_consumer(self._rk)
+
+    def __dealloc__(self):
+        if self._rk != NULL and getpid() == self._pid:
+            self._destroy()
+        PyMem_Free(self._batch)
+
+    # -- callback bodies --
+
+    cdef void _rebalance(self, rd_kafka_resp_err_t err,
+                         rd_kafka_topic_partition_list_t *parts) noexcept:
+        cdef bint assign = err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS
+        cdef bint cooperative
+        self._assigned_by_callback = False
+        try:
+            if assign:
+                cb = self._on_assign
+            elif self._on_lost is not None and rd_kafka_assignment_lost(self._rk):
+                cb = self._on_lost
+            else:
+                cb = self._on_revoke
+            if cb is not None:
+                cb(self, _parts_to_py(parts))
+        except BaseException as exc:
+            self._stash(exc)
+        if self._assigned_by_callback:
+            return
+        # The callback did not (un)assign: do it, as the group protocol requires.
+        try:
+            cooperative = strcmp(rd_kafka_rebalance_protocol(self._rk), b"COOPERATIVE") == 0
+            if cooperative:
+                _check_error(rd_kafka_incremental_assign(self._rk, parts) if assign
+                             else rd_kafka_incremental_unassign(self._rk, parts))
+            else:
+                _check(rd_kafka_assign(self._rk, parts if assign else NULL))
+        except BaseException as exc:
+            self._stash(exc)
+
+    cdef int _serve_commit(self, rd_kafka_resp_err_t err,
+                           rd_kafka_topic_partition_list_t *offsets) except -1:
+        if self._on_commit is not None:
+            self._on_commit(_kafka_error(err), _parts_to_py(offsets))
+        return 0
+
+    # -- subscription and assignment --
+
+    def subscribe(self, topics, on_assign=None, on_revoke=None, on_lost=None):
+        """Join the group for ``topics`` (names, or ``^regex`` patterns)."""
+        self._ensure_open()
+        if not isinstance(topics, (list, tuple)):
+            raise TypeError("topics must be a list of str, not %s" % type(topics).__name__)
+        for name, cb in (("on_assign", on_assign), ("on_revoke", on_revoke), ("on_lost", on_lost)):
+            if cb is not None and not callable(cb):
+                raise TypeError("%s must be callable" % name)
+        cdef _PartList pl = _PartList.new(len(topics))
+        for t in topics:
+            if not isinstance(t, str):
+                raise TypeError("topics must be a list of str, found %s" % type(t).__name__)
+            rd_kafka_topic_partition_list_add(pl.ptr, (<str>t).encode(), RD_KAFKA_PARTITION_UA)
+        _check(rd_kafka_subscribe(self._rk, pl.ptr))
+        self._on_assign, self._on_revoke, self._on_lost = on_assign, on_revoke, on_lost
+
+    def unsubscribe(self):
+        self._ensure_open()
+        _check(rd_kafka_unsubscribe(self._rk))
+
+    def assign(self, partitions):
+        """Replace the assignment with ``partitions`` (a list of TopicPartition)."""
+        self._ensure_open()
+        cdef _PartList pl = _PartList.from_py(partitions)
+        self._assigned_by_callback = True
+        _check(rd_kafka_assign(self._rk, pl.ptr))
+
+    def unassign(self):
+        self._ensure_open()
+        self._assigned_by_callback = True
+        _check(rd_kafka_assign(self._rk, NULL))
+
+    def incremental_assign(self, partitions):
+        self._ensure_open()
+        cdef _PartList pl = _PartList.from_py(partitions)
+        self._assigned_by_callback = True
+        _check_error(rd_kafka_incremental_assign(self._rk, pl.ptr))
+
+    def incremental_unassign(self, partitions):
+        self._ensure_open()
+        cdef _PartList pl = _PartList.from_py(partitions)
+        self._assigned_by_callback = True
+        _check_error(rd_kafka_incremental_unassign(self._rk, pl.ptr))
+
+    def assignment(self):
+        self._ensure_open()
+        cdef rd_kafka_topic_partition_list_t *c = NULL
+        _check(rd_kafka_assignment(self._rk, &c))
+        return _PartList.adopt(c).to_py()
+
+    # -- consuming --
+
+    cdef Message _to_message(self, rd_kafka_message_t *rkm):
+        try:
+            return _message_from_c(rkm, self._names, False)
+        finally:
+            rd_kafka_message_destroy(rkm)
+
+    def poll(self, timeout=-1):
+        """The next message or event (a Message with error() set), or None after ``timeout``
+        seconds (-1: wait forever)."""
+        self._ensure_open()
+        if self._held:
+            return self._held.pop(0)
+        cdef double deadline = _deadline(timeout)
+        cdef rd_kafka_message_t *rkm
+        cdef rd_kafka_t *rk = self._rk
+        cdef int wait
+        cdef Message m
+        while True:
+            wait = _chunk_ms(deadline)
+            if wait == 0:
+                with nogil:   # timeout 0, or the deadline passed: one non-blocking look
+                    rkm = rd_kafka_consumer_poll(rk, 0)
+            else:
+                with nogil:
+                    rkm = rd_kafka_consumer_poll(rk, wait)
+            m = self._to_message(rkm) if rkm != NULL else None
+            if self._exc is not None:
+                if m is not None:
+                    self._held = [m]
+                self._raise_pending()
+            if m is not None or wait == 0:
+                return m
+            PyErr_CheckSignals()
+
+    def consume(self, int num_messages=1, timeout=-1):
+        """Up to ``num_messages`` messages (and events), waiting up to ``timeout`` seconds for
+        the first; one GIL release per call."""
+        self._ensure_open()
+        if num_messages < 0 or num_messages > CONSUME_MAX:
+            raise ValueError("num_messages must be between 0 and %d" % CONSUME_MAX)
+        if self._held:
+            held, self._held = self._held, None
+            return held
+        if num_messages > self._batch_size:
+            PyMem_Free(self._batch)
+            self._batch = <rd_kafka_message_t **>PyMem_Malloc(num_messages * sizeof(void *))
+            self._batch_size = num_messages if self._batch != NULL else 0
+            if self._batch == NULL:
+                raise MemoryError()
+        cdef double deadline = _deadline(timeout)
+        cdef rd_kafka_queue_t *q = self._queue
+        cdef rd_kafka_message_t **batch = self._batch
+        cdef ssize_t n, i
+        cdef int wait
+        cdef list out
+        while True:
+            wait = _chunk_ms(deadline)
+            with nogil:
+                n = rd_kafka_consume_batch_queue(q, wait, batch, num_messages)
+            if n < 0:
+                _check(rd_kafka_last_error())
+            out = [None] * n
+            for i in range(n):
+                out[i] = self._to_message(batch[i])
+            if self._exc is not None:
+                if n:
+                    self._held = out
+                self._raise_pending()
+            if n or wait == 0:
+                return out
+            PyErr_CheckSignals()
+
+    # -- offsets --
+
+    def commit(self, message=None, offsets=None, bint asynchronous=True):
+        """Commit ``message``'s offset + 1, ``offsets``, or the current positions.
+
+        Asynchronous: returns None, the result goes to on_commit. Synchronous: returns the
+        committed TopicPartition list (per-partition errors set) or raises KafkaException.
+        """
+        self._ensure_open()
+        if message is not None and offsets is not None:
+            raise ValueError("commit() takes message or offsets, not both")
+        cdef _PartList pl = None
+        if message is not None:
+            pl = _PartList.from_py(_message_partition(message))
+        elif offsets is not None:
+            pl = _PartList.from_py(offsets)
+        cdef const rd_kafka_topic_partition_list_t *c = pl.ptr if pl is not None else NULL
+        cdef _CommitResult res
+        cdef rd_kafka_resp_err_t err
+        if asynchronous:
+            _check(rd_kafka_commit(self._rk, c, 1))
+            return None
+        res.err, res.offsets = RD_KAFKA_RESP_ERR_NO_ERROR, NULL
+        with nogil:
+            err = rd_kafka_commit_queue(self._rk, c, NULL, _sync_commit_cb, &res)
+        cdef _PartList result = _PartList.adopt(res.offsets)
+        _check(err if err else res.err)
+        return result.to_py()
+
+    def committed(self, partitions, timeout=-1):
+        """The group's committed offsets for ``partitions``."""
+        self._ensure_open()
+        cdef _PartList pl = _PartList.from_py(partitions, False)
+        cdef int tmout = _timeout_ms(timeout)
+        cdef rd_kafka_resp_err_t err
+        with nogil:
+            err = rd_kafka_committed(self._rk, pl.ptr, tmout)
+        _check(err)
+        return pl.to_py()
+
+    def position(self, partitions):
+        """The next offset this consumer will read for each of ``partitions``."""
+        self._ensure_open()
+        cdef _PartList pl = _PartList.from_py(partitions, False)
+        _check(rd_kafka_position(self._rk, pl.ptr))
+        return pl.to_py()
+
+    def store_offsets(self, message=None, offsets=None):
+        """Store offsets (message offset + 1, or ``offsets`` as given) for the next commit."""
+        self._ensure_open()
+        if (message is None) == (offsets is None):
+            raise ValueError("store_offsets() takes exactly one of message or offsets")
+        cdef _PartList pl = _PartList.from_py(
+            _message_partition(message) if message is not None else offsets)
+        _check(rd_kafka_offsets_store(self._rk, pl.ptr))
+        for tp in pl.to_py():
+            if tp.error is not None:
+                raise KafkaException(tp.error)
+
+    def seek(self, partition):
+        """Move the fetch position of an assigned partition to ``partition.offset``."""
+        self._ensure_open()
+        if not isinstance(partition, TopicPartition):
+            raise TypeError("seek() takes a TopicPartition")
+        cdef _PartList pl = _PartList.from_py([partition])
+        cdef rd_kafka_error_t *error
+        with nogil:
+            error = rd_kafka_seek_partitions(self._rk, pl.ptr, -1)
+        _check_error(error)
+        if pl.ptr.elems[0].err:
+            _check(pl.ptr.elems[0].err)
+
+    def pause(self, partitions):
+        self._ensure_open()
+        cdef _PartList pl = _PartList.from_py(partitions, False)
+        _check(rd_kafka_pause_partitions(self._rk, pl.ptr))
+
+    def resume(self, partitions):
+        self._ensure_open()
+        cdef _PartList pl = _PartList.from_py(partitions, False)
+        _check(rd_kafka_resume_partitions(self._rk, pl.ptr))
+
+    def get_watermark_offsets(self, partition, timeout=None, bint cached=False):
+        """(low, high) offsets of ``partition``: asked of the broker, or the cached values."""
+        self._ensure_open()
+        if not isinstance(partition, TopicPartition):
+            raise TypeError("get_watermark_offsets() takes a TopicPartition")
+        cdef TopicPartition tp = partition
+        cdef bytes topic = tp.topic.encode()
+        cdef const char *ctopic = topic
+        cdef int64_t low = 0, high = 0
+        cdef int tmout = _timeout_ms(timeout)
+        cdef rd_kafka_resp_err_t err
+        if cached:
+            err = rd_kafka_get_watermark_offsets(self._rk, ctopic, tp.partition, &low, &high)
+        else:
+            with nogil:
+                err = rd_kafka_query_watermark_offsets(self._rk, ctopic, tp.partition, &low,
+                                                       &high, tmout)
+        _check(err)
+        return (low, high)
+
+    def offsets_for_times(self, partitions, timeout=None):
+        """For each partition (its ``offset`` a timestamp in ms): the earliest offset whose
+        timestamp is at or after it (-1 when there is none)."""
+        self._ensure_open()
+        cdef _PartList pl = _PartList.from_py(partitions)
+        cdef int tmout = _timeout_ms(timeout)
+        cdef rd_kafka_resp_err_t err
+        with nogil:
+            err = rd_kafka_offsets_for_times(self._rk, pl.ptr, tmout)
+        _check(err)
+        return pl.to_py()
+
+    # -- group --
+
+    def memberid(self):
+        self._ensure_open()
+        cdef char *mid = rd_kafka_memberid(self._rk)
+        if mid == NULL:
+            return None
+        try:
+            return _cstr(mid)
+        finally:
+            rd_kafka_mem_free(self._rk, mid)
+
+    def consumer_group_metadata(self):
+        self._ensure_open()
+        cdef rd_kafka_consumer_group_metadata_t *cgmd = rd_kafka_consumer_group_metadata(self._rk)
+        cdef void *buf = NULL
+        cdef size_t size = 0
+        if cgmd == NULL:
+            raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__STATE,
+                                            "consumer group metadata is not available"))
+        try:
+            _check_error(rd_kafka_consumer_group_metadata_write(cgmd, &buf, &size))
+        finally:
+            rd_kafka_consumer_group_metadata_destroy(cgmd)
+        try:
+            return _cgmd_from_bytes(PyBytes_FromStringAndSize(<const char *>buf, size))
+        finally:
+            rd_kafka_mem_free(self._rk, buf)
+
+    def close(self):
+        """Leave the group (committing offsets if auto-commit is on), serve the final
+        rebalance callbacks, and free the consumer. Closing twice is harmless."""
+        if self._rk == NULL:
+            return
+        cdef rd_kafka_resp_err_t err
+        with nogil:
+            err = rd_kafka_consumer_close(self._rk)
+        self._held = None
+        self._destroy()
+        self._raise_pending()
+        _check(err)
+
+
+cdef void _rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                        rd_kafka_topic_partition_list_t *partitions, void *opaque) noexcept with gil:
+    cdef Consumer c = <Consumer>opaque
+    if c._quiet:
+        rd_kafka_assign(rk, NULL)
+        return
+    c._rebalance(err, partitions)
+
+
+cdef void _offset_commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                            rd_kafka_topic_partition_list_t *offsets, void *opaque) noexcept with gil:
+    cdef Consumer c = <Consumer>opaque
+    if c._quiet:
+        return
+    try:
+        c._serve_commit(err, offsets)
+    except BaseException as exc:
+        c._stash(exc)

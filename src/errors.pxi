@@ -1,0 +1,140 @@
+# KafkaError and the one place that turns librdkafka results into Python exceptions.
+
+
+cdef inline str _cstr(const char *s):
+    return None if s == NULL else s.decode("utf-8", "replace")
+
+
+class KafkaError:
+    """A Kafka error: a librdkafka error code with its name, description and flags.
+
+    Every librdkafka error code is a class attribute (``KafkaError._MSG_TIMED_OUT``,
+    ``KafkaError.UNKNOWN_TOPIC_OR_PART``, ...), generated from librdkafka at import.
+    """
+
+    __slots__ = ("_code", "_reason", "_fatal", "_retriable", "_txn_requires_abort")
+
+    def __init__(self, error, reason=None, fatal=False, retriable=False,
+                 txn_requires_abort=False):
+        if not isinstance(error, int):
+            raise TypeError("KafkaError code must be an int, not %s" % type(error).__name__)
+        if reason is not None and not isinstance(reason, str):
+            raise TypeError("KafkaError reason must be a str or None")
+        self._code = int(error)
+        self._reason = reason
+        self._fatal = bool(fatal)
+        self._retriable = bool(retriable)
+        self._txn_requires_abort = bool(txn_requires_abort)
+
+    def code(self):
+        """The error code (an int, one of the KafkaError constants)."""
+        return self._code
+
+    def name(self):
+        """The error code's name, e.g. ``_MSG_TIMED_OUT``."""
+        return _cstr(rd_kafka_err2name(<rd_kafka_resp_err_t>self._code))
+
+    def str(self):
+        """A human-readable description: the reason if one was given, else librdkafka's text."""
+        if self._reason:
+            return self._reason
+        return _cstr(rd_kafka_err2str(<rd_kafka_resp_err_t>self._code))
+
+    def fatal(self):
+        return self._fatal
+
+    def retriable(self):
+        return self._retriable
+
+    def txn_requires_abort(self):
+        return self._txn_requires_abort
+
+    def __str__(self):
+        return self.str()
+
+    def __repr__(self):
+        return 'KafkaError{code=%s,val=%d,str="%s"}' % (self.name(), self._code, self.str())
+
+    def __bool__(self):
+        return self._code != 0
+
+    def __hash__(self):
+        return hash(self._code)
+
+    def _other(self, other):
+        if isinstance(other, KafkaError):
+            return other._code
+        if isinstance(other, int):
+            return other
+        return None
+
+    def __eq__(self, other):
+        o = self._other(other)
+        return NotImplemented if o is None else self._code == o
+
+    def __ne__(self, other):
+        o = self._other(other)
+        return NotImplemented if o is None else self._code != o
+
+    def __lt__(self, other):
+        o = self._other(other)
+        return NotImplemented if o is None else self._code < o
+
+    def __le__(self, other):
+        o = self._other(other)
+        return NotImplemented if o is None else self._code <= o
+
+    def __gt__(self, other):
+        o = self._other(other)
+        return NotImplemented if o is None else self._code > o
+
+    def __ge__(self, other):
+        o = self._other(other)
+        return NotImplemented if o is None else self._code >= o
+
+
+def _err_descs():
+    """[(code, name, description)] for every error code librdkafka knows."""
+    cdef const rd_kafka_err_desc *descs
+    cdef size_t cnt, i
+    rd_kafka_get_err_descs(&descs, &cnt)
+    return [(<int>descs[i].code, _cstr(descs[i].name), _cstr(descs[i].desc))
+            for i in range(cnt) if descs[i].name != NULL]
+
+
+for _code, _name, _desc in _err_descs():
+    setattr(KafkaError, _name, _code)
+del _code, _name, _desc
+
+
+cdef object _kafka_error(rd_kafka_resp_err_t err, const char *reason=NULL):
+    """KafkaError for err, or None for NO_ERROR."""
+    if err == RD_KAFKA_RESP_ERR_NO_ERROR:
+        return None
+    return KafkaError(<int>err, _cstr(reason) if reason != NULL and reason[0] else None)
+
+
+cdef int _check(rd_kafka_resp_err_t err, str context=None) except -1:
+    """Raise KafkaException for a non-zero rd_kafka_resp_err_t."""
+    if err == RD_KAFKA_RESP_ERR_NO_ERROR:
+        return 0
+    cdef str text = _cstr(rd_kafka_err2str(err))
+    raise KafkaException(KafkaError(<int>err, "%s: %s" % (context, text) if context else None))
+
+
+cdef int _check_error(rd_kafka_error_t *error) except -1:
+    """Raise KafkaException for a rd_kafka_error_t (destroying it), do nothing for NULL."""
+    if error == NULL:
+        return 0
+    try:
+        ke = KafkaError(<int>rd_kafka_error_code(error), _cstr(rd_kafka_error_string(error)),
+                        rd_kafka_error_is_fatal(error), rd_kafka_error_is_retriable(error),
+                        rd_kafka_error_txn_requires_abort(error))
+    finally:
+        rd_kafka_error_destroy(error)
+    raise KafkaException(ke)
+
+
+cdef int _raise_errstr(rd_kafka_resp_err_t err, char *errstr) except -1:
+    """Raise KafkaException with librdkafka's own reason from an errstr buffer."""
+    raise KafkaException(KafkaError(<int>err, _cstr(errstr)))

@@ -1,0 +1,343 @@
+# _Handle: owns the rd_kafka_t, serves callbacks on the calling thread, waits without the GIL.
+
+cdef enum:
+    CHUNK_MS = 200   # longest GIL-free wait between two checks for signals (Ctrl-C)
+
+cdef inline double _monotonic() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline double _deadline(object timeout) except? -2:
+    """Absolute monotonic deadline for a timeout in seconds; -1 means wait forever."""
+    if timeout is None:
+        return -1
+    cdef double t = timeout
+    if t < 0:
+        return -1
+    return _monotonic() + t
+
+
+cdef inline int _chunk_ms(double deadline) noexcept nogil:
+    """How long the next GIL-free wait may last: at most CHUNK_MS, 0 once the deadline passed."""
+    if deadline < 0:
+        return CHUNK_MS
+    cdef double left = (deadline - _monotonic()) * 1000.0
+    if left <= 0:
+        return 0
+    if left >= CHUNK_MS:
+        return CHUNK_MS
+    return <int>left + 1
+
+
+cdef inline int _timeout_ms(object timeout) except? -2:
+    """A timeout in seconds (None or negative: forever) as librdkafka milliseconds."""
+    if timeout is None:
+        return -1
+    cdef double t = timeout
+    if t < 0:
+        return -1
+    if t * 1000.0 > 2147483647.0:
+        return 2147483647
+    return <int>(t * 1000.0)
+
+
+# syslog level (librdkafka) -> logging level
+_LOG_LEVELS = (50, 50, 50, 40, 30, 20, 20, 10)
+
+
+@cython.no_gc_clear
+cdef class _Handle:
+    """Base of Producer and Consumer: owns one rd_kafka_t (and its poll queue)."""
+    cdef rd_kafka_t *_rk
+    cdef rd_kafka_queue_t *_queue
+    cdef object _exc            # first exception raised by a callback, re-raised by the call
+    cdef object _error_cb
+    cdef object _stats_cb
+    cdef object _throttle_cb
+    cdef object _oauth_cb
+    cdef object _logger
+    cdef bint _quiet            # being destroyed by GC: callbacks do nothing
+    cdef int _pid
+    cdef _TopicNames _names
+
+    def __cinit__(self, *args, **kwargs):
+        self._pid = getpid()
+        self._names = _TopicNames()
+
+    cdef _Conf _new_conf(self, dict conf, int events):
+        """Split the common Python-only keys off conf and build the librdkafka configuration."""
+        self._error_cb = _pop_callable(conf, "error_cb")
+        self._stats_cb = _pop_callable(conf, "stats_cb")
+        self._throttle_cb = _pop_callable(conf, "throttle_cb")
+        self._oauth_cb = _pop_callable(conf, "oauth_cb")
+        self._logger = conf.pop("logger", None)
+        if self._logger is not None and not callable(getattr(self._logger, "log", None)):
+            raise TypeError("'logger' must be a logging.Logger (an object with a log() method)")
+        cdef _Conf c = _Conf()
+        c.set_all(conf)
+        rd_kafka_conf_set_opaque(c.ptr, <void *>self)
+        if self._error_cb is not None:
+            rd_kafka_conf_set_error_cb(c.ptr, _error_cb)
+            events |= RD_KAFKA_EVENT_ERROR
+        if self._stats_cb is not None:
+            rd_kafka_conf_set_stats_cb(c.ptr, _stats_cb)
+            events |= RD_KAFKA_EVENT_STATS
+        if self._throttle_cb is not None:
+            rd_kafka_conf_set_throttle_cb(c.ptr, _throttle_cb)
+        if self._oauth_cb is not None:
+            rd_kafka_conf_set_oauthbearer_token_refresh_cb(c.ptr, _oauth_cb)
+            events |= RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH
+        if self._logger is not None:
+            c.set("log.queue", "true")
+            rd_kafka_conf_set_log_cb(c.ptr, _log_cb)
+            events |= RD_KAFKA_EVENT_LOG
+        if events:
+            rd_kafka_conf_set_events(c.ptr, events)
+        return c
+
+    cdef int _open(self, rd_kafka_type_t rk_type, _Conf c) except -1:
+        cdef char errstr[512]
+        cdef rd_kafka_conf_t *cp = c.take()
+        errstr[0] = 0
+        with nogil:
+            self._rk = rd_kafka_new(rk_type, cp, errstr, sizeof(errstr))
+        if self._rk == NULL:
+            rd_kafka_conf_destroy(cp)
+            _raise_errstr(RD_KAFKA_RESP_ERR__INVALID_ARG, errstr)
+        if self._logger is not None:
+            rd_kafka_set_log_queue(self._rk, NULL)   # logs go to the main queue, served by poll
+        return 0
+
+    cdef inline int _ensure_open(self) except -1:
+        if self._rk == NULL:
+            raise RuntimeError("%s has been closed" % type(self).__name__)
+        return 0
+
+    cdef void _stash(self, BaseException exc) noexcept:
+        """Keep the first exception a callback raised and make librdkafka return soon."""
+        if self._exc is None:
+            self._exc = exc
+        if self._rk != NULL:
+            rd_kafka_yield(self._rk)
+
+    cdef inline int _raise_pending(self) except -1:
+        if self._exc is not None:
+            exc, self._exc = self._exc, None
+            raise exc
+        return 0
+
+    # -- callback bodies: run with the GIL on the thread that polls --
+
+    cdef int _serve_error(self, int err, const char *reason, bint fatal) except -1:
+        cdef char buf[512]
+        if err == RD_KAFKA_RESP_ERR__FATAL:
+            err = rd_kafka_fatal_error(self._rk, buf, sizeof(buf))
+            reason, fatal = buf, True
+        if self._error_cb is not None:
+            self._error_cb(KafkaError(err, _cstr(reason), fatal))
+        return 0
+
+    cdef int _serve_stats(self, const char *json) except -1:
+        if self._stats_cb is not None:
+            self._stats_cb(_cstr(json))
+        return 0
+
+    cdef int _serve_log(self, int level, const char *fac, const char *buf) except -1:
+        if self._logger is not None:
+            self._logger.log(_LOG_LEVELS[min(max(level, 0), 7)], "%s [%s] %s",
+                             _cstr(fac), _cstr(rd_kafka_name(self._rk)), _cstr(buf))
+        return 0
+
+    cdef int _serve_oauth(self, const char *config) except -1:
+        cdef char errstr[512]
+        cdef const char **exts = NULL
+        try:
+            res = self._oauth_cb(_cstr(config))
+            if not isinstance(res, tuple) or not 2 <= len(res) <= 4:
+                raise TypeError("oauth_cb must return (token, expiry[, principal[, extensions]])")
+            token = res[0].encode()
+            lifetime_ms = <int64_t>(float(res[1]) * 1000)
+            principal = (res[2] if len(res) > 2 and res[2] is not None else "").encode()
+            ext = res[3] if len(res) > 3 and res[3] else {}
+            flat = [s.encode() for kv in ext.items() for s in kv]
+            exts = <const char **>PyMem_Malloc(max(len(flat), 1) * sizeof(char *))
+            for i, s in enumerate(flat):
+                exts[i] = <const char *>s
+            errstr[0] = 0
+            if rd_kafka_oauthbearer_set_token(self._rk, token, lifetime_ms, principal, exts,
+                                              len(flat), errstr, sizeof(errstr)):
+                raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__INVALID_ARG, _cstr(errstr)))
+        except BaseException as exc:
+            rd_kafka_oauthbearer_set_token_failure(self._rk, str(exc).encode())
+            raise
+        finally:
+            PyMem_Free(exts)
+        return 0
+
+    cdef int _serve_throttle(self, const char *broker_name, int32_t broker_id,
+                             int throttle_ms) except -1:
+        if self._throttle_cb is not None:
+            self._throttle_cb(ThrottleEvent(_cstr(broker_name), broker_id, throttle_ms / 1000.0))
+        return 0
+
+    # -- shared public methods --
+
+    def list_topics(self, topic=None, timeout=-1):
+        """Cluster metadata: brokers, topics, partitions (all topics, or only ``topic``)."""
+        self._ensure_open()
+        cdef const rd_kafka_metadata_t *md = NULL
+        cdef rd_kafka_topic_t *rkt = NULL
+        cdef rd_kafka_resp_err_t err
+        cdef int tmout = _timeout_ms(timeout)
+        if topic is not None:
+            if not isinstance(topic, str):
+                raise TypeError("topic must be a str")
+            rkt = rd_kafka_topic_new(self._rk, topic.encode(), NULL)
+            if rkt == NULL:
+                _check(rd_kafka_last_error(), "invalid topic %r" % topic)
+        try:
+            with nogil:
+                err = rd_kafka_metadata(self._rk, rkt == NULL, rkt, &md, tmout)
+            _check(err)
+            return _metadata_to_py(md)
+        finally:
+            if md != NULL:
+                rd_kafka_metadata_destroy(md)
+            if rkt != NULL:
+                rd_kafka_topic_destroy(rkt)
+
+    def set_sasl_credentials(self, str username not None, str password not None):
+        """Set SASL PLAIN/SCRAM credentials for the next authentication."""
+        self._ensure_open()
+        _check_error(rd_kafka_sasl_set_credentials(self._rk, username.encode(), password.encode()))
+
+    def __enter__(self):
+        self._ensure_open()
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+        return None
+
+    cdef void _destroy(self) noexcept:
+        """Release librdkafka resources without running Python callbacks."""
+        cdef rd_kafka_t *rk = self._rk
+        if rk == NULL:
+            return
+        self._quiet = True
+        if self._queue != NULL:
+            rd_kafka_queue_destroy(self._queue)
+            self._queue = NULL
+        self._rk = NULL
+        with nogil:
+            rd_kafka_destroy_flags(rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)
+
+    def __dealloc__(self):
+        # Subclasses release their own resources in their __dealloc__ (which runs first, while
+        # their fields still exist). A forked child never destroys its parent's handle.
+        if self._rk != NULL and getpid() == self._pid:
+            self._destroy()
+
+
+cdef object _metadata_to_py(const rd_kafka_metadata_t *md):
+    from confluent_binding.admin._metadata import (
+        BrokerMetadata, ClusterMetadata, PartitionMetadata, TopicMetadata)
+    cdef int i, j
+    cdef const rd_kafka_metadata_topic_t *t
+    cdef const rd_kafka_metadata_partition_t *p
+    cm = ClusterMetadata()
+    cm.controller_id = -1
+    cm.orig_broker_id = md.orig_broker_id
+    cm.orig_broker_name = _cstr(md.orig_broker_name)
+    for i in range(md.broker_cnt):
+        b = BrokerMetadata()
+        b.id, b.host, b.port = md.brokers[i].id, _cstr(md.brokers[i].host), md.brokers[i].port
+        cm.brokers[b.id] = b
+    for i in range(md.topic_cnt):
+        t = &md.topics[i]
+        tm = TopicMetadata()
+        tm.topic = _cstr(t.topic)
+        tm.error = _kafka_error(t.err)
+        for j in range(t.partition_cnt):
+            p = &t.partitions[j]
+            pm = PartitionMetadata()
+            pm.id, pm.leader = p.id, p.leader
+            pm.replicas = [p.replicas[k] for k in range(p.replica_cnt)]
+            pm.isrs = [p.isrs[k] for k in range(p.isr_cnt)]
+            pm.error = _kafka_error(p.err)
+            tm.partitions[pm.id] = pm
+        cm.topics[tm.topic] = tm
+    return cm
+
+
+class ThrottleEvent:
+    """A broker throttled this client: passed to ``throttle_cb``."""
+
+    __slots__ = ("broker_name", "broker_id", "throttle_time")
+
+    def __init__(self, broker_name, broker_id, throttle_time):
+        self.broker_name = broker_name
+        self.broker_id = broker_id
+        self.throttle_time = throttle_time
+
+    def __str__(self):
+        return "%s/%d throttled for %d ms" % (self.broker_name, self.broker_id,
+                                              int(self.throttle_time * 1000))
+
+
+# -- trampolines: C callbacks librdkafka calls from inside a serving call on our thread --
+
+cdef void _error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque) noexcept with gil:
+    cdef _Handle h = <_Handle>opaque
+    if h._quiet:
+        return
+    try:
+        h._serve_error(err, reason, False)
+    except BaseException as exc:
+        h._stash(exc)
+
+
+cdef int _stats_cb(rd_kafka_t *rk, char *json, size_t json_len, void *opaque) noexcept with gil:
+    cdef _Handle h = <_Handle>opaque
+    if h._quiet:
+        return 0
+    try:
+        h._serve_stats(json)
+    except BaseException as exc:
+        h._stash(exc)
+    return 0
+
+
+cdef void _throttle_cb(rd_kafka_t *rk, const char *broker_name, int32_t broker_id,
+                       int throttle_time_ms, void *opaque) noexcept with gil:
+    cdef _Handle h = <_Handle>opaque
+    if h._quiet:
+        return
+    try:
+        h._serve_throttle(broker_name, broker_id, throttle_time_ms)
+    except BaseException as exc:
+        h._stash(exc)
+
+
+cdef void _log_cb(const rd_kafka_t *rk, int level, const char *fac,
+                  const char *buf) noexcept with gil:
+    cdef void *opaque = rd_kafka_opaque(rk)
+    if opaque == NULL or (<_Handle>opaque)._quiet:
+        return
+    cdef _Handle h = <_Handle>opaque
+    try:
+        h._serve_log(level, fac, buf)
+    except BaseException as exc:
+        h._stash(exc)
+
+
+cdef void _oauth_cb(rd_kafka_t *rk, const char *config, void *opaque) noexcept with gil:
+    cdef _Handle h = <_Handle>opaque
+    if h._quiet:
+        return
+    try:
+        h._serve_oauth(config)
+    except BaseException as exc:
+        h._stash(exc)

@@ -1,0 +1,516 @@
+# Producer: cached topic handles, produce without per-message allocation, delivery reports
+# served in batches (one librdkafka DR event = one produce response) on the polling thread.
+
+
+# The only manual reference counting in the binding: a message's on_delivery callable travels
+# through librdkafka as the message opaque. _hold() takes a reference for it; _take() gives that
+# reference back exactly once, when the delivery report (or a purge) is served.
+cdef inline void *_hold(object cb):
+    Py_INCREF(cb)
+    return <void *>cb
+
+
+cdef inline object _take(void *opaque):
+    cdef object cb = <object>opaque
+    Py_DECREF(cb)
+    return cb
+
+
+cdef inline int _buffer(object o, Py_buffer *view, const char **p, Py_ssize_t *n,
+                        const char *what) except -1:
+    """Point p/n at o's bytes. Returns 1 when view holds a buffer to release."""
+    if o is None:
+        p[0], n[0] = NULL, 0
+        return 0
+    if PyBytes_CheckExact(o):
+        p[0], n[0] = PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o)
+        return 0
+    if isinstance(o, str):
+        p[0] = PyUnicode_AsUTF8AndSize(o, n)
+        return 0
+    try:
+        PyObject_GetBuffer(o, view, PyBUF_SIMPLE)
+    except TypeError:
+        raise TypeError("%s must be bytes, str, a buffer or None, not %s"
+                        % (what.decode(), type(o).__name__)) from None
+    p[0], n[0] = <const char *>view.buf, view.len
+    return 1
+
+
+cdef list _header_items(object headers):
+    """[(name bytes, value bytes|None)] from a list of (str, bytes|str|None) or a dict."""
+    items = headers.items() if isinstance(headers, dict) else headers
+    if not isinstance(items, (list, tuple)) and not isinstance(headers, dict):
+        raise TypeError("headers must be a list of (str, value) tuples or a dict")
+    cdef list out = []
+    for item in items:
+        if not isinstance(item, tuple) or len(item) != 2:
+            raise TypeError("each header must be a (str, value) tuple, not %r" % (item,))
+        k, v = item
+        if not isinstance(k, str):
+            raise TypeError("header names must be str, not %s" % type(k).__name__)
+        if v is not None and not isinstance(v, bytes):
+            if isinstance(v, str):
+                v = v.encode()
+            else:
+                try:
+                    v = bytes(memoryview(v))
+                except TypeError:
+                    raise TypeError("header %r: value must be bytes, str or None, not %s"
+                                    % (k, type(v).__name__)) from None
+        out.append((k.encode(), v))
+    return out
+
+
+@cython.final
+cdef class _Topic:
+    """Owns one rd_kafka_topic_t, cached per topic name for the producer's lifetime."""
+    cdef rd_kafka_topic_t *rkt
+
+    cdef void destroy(self) noexcept:
+        if self.rkt != NULL:
+            rd_kafka_topic_destroy(self.rkt)
+            self.rkt = NULL
+
+
+cdef enum:
+    DR_BATCH = 256
+    VU_STACK = 24
+
+
+@cython.no_gc_clear
+cdef class Producer(_Handle):
+    """Asynchronous Kafka producer (confluent-kafka compatible).
+
+    ``Producer(conf)``, ``Producer(conf, **kwargs)`` or ``Producer(**kwargs)`` with librdkafka
+    properties plus ``on_delivery``, ``delivery.report.only.error``, ``error_cb``, ``stats_cb``,
+    ``throttle_cb``, ``oauth_cb``, ``logger``. Delivery reports and all callbacks are served only
+    inside ``poll()``, ``flush()`` and ``close()``, on the calling thread.
+    """
+    cdef dict _topics
+    cdef object _last_topic
+    cdef rd_kafka_topic_t *_last_rkt
+    cdef object _on_delivery
+    cdef bint _dr_only_error
+    cdef object _pending          # deque of (callback, Message) not yet called
+
+    def __init__(self, *args, **kwargs):
+        if self._rk != NULL:
+            raise RuntimeError("Producer is already initialised")
+        conf = _merge_conf(args, kwargs)
+        self._on_delivery = _pop_callable(conf, "on_delivery")
+        self._dr_only_error = _conf_bool(conf.pop("delivery.report.only.error", False),
+                                         "delivery.report.only.error")
+        self._topics = {}
+        self._pending = deque()
+        self._open(RD_KAFKA_PRODUCER, self._new_conf(conf, RD_KAFKA_EVENT_DR))
+        self._queue = rd_kafka_queue_get_main(self._rk)
+
+    cdef rd_kafka_topic_t *_topic(self, object topic) except NULL:
+        if topic is self._last_topic and self._last_rkt != NULL:
+            return self._last_rkt
+        self._ensure_open()
+        cdef _Topic t = self._topics.get(topic)
+        if t is None:
+            if not isinstance(topic, str):
+                raise TypeError("topic must be a str, not %s" % type(topic).__name__)
+            t = _Topic.__new__(_Topic)
+            t.rkt = rd_kafka_topic_new(self._rk, (<str>topic).encode(), NULL)
+            if t.rkt == NULL:
+                _check(rd_kafka_last_error(), "invalid topic %r" % topic)
+            self._topics[topic] = t
+        self._last_topic, self._last_rkt = topic, t.rkt
+        return t.rkt
+
+    cdef rd_kafka_resp_err_t _produce(self, rd_kafka_topic_t *rkt, object value, object key,
+                                      int32_t partition, object cb, int64_t timestamp,
+                                      object headers) except *:
+        """Enqueue one message; returns librdkafka's error code (raises only for bad input)."""
+        cdef Py_buffer vview, kview
+        cdef const char *vp
+        cdef const char *kp
+        cdef Py_ssize_t vn, kn
+        cdef int vrel = 0, krel = 0
+        cdef void *opaque = NULL
+        cdef rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR
+        cdef list hdrs
+        if cb is not None and not callable(cb):
+            raise TypeError("on_delivery must be callable, not %s" % type(cb).__name__)
+        if headers is not None:
+            hdrs = _header_items(headers)
+        vrel = _buffer(value, &vview, &vp, &vn, b"value")
+        try:
+            krel = _buffer(key, &kview, &kp, &kn, b"key")
+            if cb is not None:
+                opaque = _hold(cb)
+            if timestamp == 0 and headers is None:
+                if rd_kafka_produce(rkt, partition, RD_KAFKA_MSG_F_COPY, <void *>vp, vn, kp, kn,
+                                    opaque) == -1:
+                    err = rd_kafka_last_error()
+            else:
+                err = self._produceva(rkt, vp, vn, kp, kn, partition, opaque, timestamp,
+                                      hdrs if headers is not None else None)
+            if err and opaque != NULL:
+                _take(opaque)
+        finally:
+            if vrel:
+                PyBuffer_Release(&vview)
+            if krel:
+                PyBuffer_Release(&kview)
+        return err
+
+    cdef rd_kafka_resp_err_t _produceva(self, rd_kafka_topic_t *rkt, const char *vp, Py_ssize_t vn,
+                                        const char *kp, Py_ssize_t kn, int32_t partition,
+                                        void *opaque, int64_t timestamp, list hdrs) except *:
+        cdef rd_kafka_vu_t stack[VU_STACK]
+        cdef size_t nh = len(hdrs) if hdrs is not None else 0
+        cdef size_t cnt = 7 + nh, i = 0
+        cdef rd_kafka_vu_t *vus = stack
+        cdef rd_kafka_error_t *error
+        cdef rd_kafka_resp_err_t err
+        if cnt > VU_STACK:
+            vus = <rd_kafka_vu_t *>PyMem_Malloc(cnt * sizeof(rd_kafka_vu_t))
+            if vus == NULL:
+                raise MemoryError()
+        try:
+            vus[0].vtype = RD_KAFKA_VTYPE_RKT
+            vus[0].u.rkt = rkt
+            vus[1].vtype = RD_KAFKA_VTYPE_PARTITION
+            vus[1].u.i32 = partition
+            vus[2].vtype = RD_KAFKA_VTYPE_MSGFLAGS
+            vus[2].u.i = RD_KAFKA_MSG_F_COPY
+            vus[3].vtype = RD_KAFKA_VTYPE_VALUE
+            vus[3].u.mem.ptr, vus[3].u.mem.size = <void *>vp, vn
+            vus[4].vtype = RD_KAFKA_VTYPE_KEY
+            vus[4].u.mem.ptr, vus[4].u.mem.size = <void *>kp, kn
+            vus[5].vtype = RD_KAFKA_VTYPE_OPAQUE
+            vus[5].u.ptr = opaque
+            vus[6].vtype = RD_KAFKA_VTYPE_TIMESTAMP
+            vus[6].u.i64 = timestamp
+            for i in range(nh):
+                name, val = hdrs[i]
+                vus[7 + i].vtype = RD_KAFKA_VTYPE_HEADER
+                vus[7 + i].u.header.name = <const char *>name
+                if val is None:
+                    vus[7 + i].u.header.val, vus[7 + i].u.header.size = NULL, 0
+                else:
+                    vus[7 + i].u.header.val = <const char *>val
+                    vus[7 + i].u.header.size = len(val)
+            error = rd_kafka_produceva(self._rk, vus, cnt)
+            if error == NULL:
+                return RD_KAFKA_RESP_ERR_NO_ERROR
+            err = rd_kafka_error_code(error)
+            rd_kafka_error_destroy(error)
+            return err
+        finally:
+            if vus != stack:
+                PyMem_Free(vus)
+
+    def produce(self, topic, value=None, key=None, int32_t partition=RD_KAFKA_PARTITION_UA,
+                on_delivery=None, callback=None, int64_t timestamp=0, headers=None):
+        """Enqueue a message for ``topic``; its delivery report is served by poll()/flush().
+
+        ``value``/``key``: bytes, str (UTF-8) or any buffer. ``headers``: a list of
+        ``(str, bytes|str|None)`` or a dict. ``on_delivery(err, msg)`` overrides the configured
+        callback. Raises BufferError when the local queue is full.
+        """
+        cdef rd_kafka_topic_t *rkt = self._topic(topic)
+        cdef rd_kafka_resp_err_t err = self._produce(
+            rkt, value, key, partition,
+            on_delivery if on_delivery is not None else callback, timestamp, headers)
+        if err:
+            _raise_produce_error(err)
+
+    def produce_batch(self, topic, messages, int32_t partition=RD_KAFKA_PARTITION_UA,
+                      on_delivery=None, callback=None):
+        """Enqueue many messages for ``topic`` in one call; returns how many were enqueued.
+
+        Each item is a value (bytes/str/buffer) or a dict with any of ``value``, ``key``,
+        ``partition``, ``timestamp``, ``headers``, ``on_delivery`` (or ``callback``); per-item
+        keys override the call's ``partition`` and ``on_delivery``. Every enqueued message gets
+        its own delivery report. An item that cannot be enqueued gets ``item['_error']`` (a
+        KafkaError) when it is a dict; enqueueing stops at the first full queue.
+        """
+        cdef rd_kafka_topic_t *rkt = self._topic(topic)
+        cdef rd_kafka_resp_err_t err
+        cdef int n = 0
+        cb = on_delivery if on_delivery is not None else callback
+        if not isinstance(messages, (list, tuple)):
+            raise TypeError("messages must be a list")
+        for m in messages:
+            if isinstance(m, dict):
+                mcb = m.get("on_delivery", m.get("callback", cb))
+                err = self._produce(rkt, m.get("value"), m.get("key"),
+                                    m.get("partition", partition), mcb,
+                                    m.get("timestamp", 0), m.get("headers"))
+                if err:
+                    m["_error"] = KafkaError(<int>err)
+            else:
+                err = self._produce(rkt, m, None, partition, cb, 0, None)
+            if err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
+                if not isinstance(m, dict):
+                    raise BufferError(_cstr(rd_kafka_err2str(err)) + " (%d enqueued)" % n)
+                break
+            if not err:
+                n += 1
+            elif not isinstance(m, dict):
+                _raise_produce_error(err)
+        return n
+
+    # -- serving --
+
+    cdef int _serve_dr(self, rd_kafka_event_t *ev) except -1:
+        cdef const rd_kafka_message_t *msgs[DR_BATCH]
+        cdef const rd_kafka_message_t *rkm
+        cdef size_t n, i
+        cdef int count = 0
+        cdef Message m
+        while True:
+            n = rd_kafka_event_message_array(ev, msgs, DR_BATCH)
+            if n == 0:
+                return count
+            count += n
+            for i in range(n):
+                rkm = msgs[i]
+                cb = _take(rkm._private) if rkm._private != NULL else self._on_delivery
+                if cb is None or (self._dr_only_error and rkm.err == RD_KAFKA_RESP_ERR_NO_ERROR):
+                    continue
+                m = _message_from_c(rkm, self._names, True)
+                if self._exc is not None:
+                    self._pending.append((cb, m))   # served by the next poll()/flush()
+                    continue
+                try:
+                    cb(m._error, m)
+                except BaseException as exc:
+                    self._stash(exc)
+
+    cdef int _serve_event(self, rd_kafka_event_t *ev) except -1:
+        """Serve one event from the main queue and destroy it. Returns how many were served."""
+        cdef const char *fac
+        cdef const char *text
+        cdef int level
+        cdef int etype = rd_kafka_event_type(ev)
+        try:
+            if etype == RD_KAFKA_EVENT_DR:
+                return self._serve_dr(ev)
+            if etype == RD_KAFKA_EVENT_ERROR:
+                self._serve_error(rd_kafka_event_error(ev), rd_kafka_event_error_string(ev),
+                                  rd_kafka_event_error_is_fatal(ev))
+            elif etype == RD_KAFKA_EVENT_LOG:
+                if rd_kafka_event_log(ev, &fac, &text, &level) == 0:
+                    self._serve_log(level, fac, text)
+            elif etype == RD_KAFKA_EVENT_STATS:
+                self._serve_stats(rd_kafka_event_stats(ev))
+            elif etype == RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH:
+                self._serve_oauth(rd_kafka_event_config_string(ev))
+            return 1
+        except BaseException as exc:
+            self._stash(exc)
+            return 1
+        finally:
+            rd_kafka_event_destroy(ev)
+
+    cdef int _serve_pending(self) except -1:
+        cdef int n = 0
+        cdef Message m
+        while self._pending and self._exc is None:
+            cb, m = self._pending.popleft()
+            n += 1
+            try:
+                cb(m._error, m)
+            except BaseException as exc:
+                self._stash(exc)
+        return n
+
+    cdef int _serve(self, double deadline, bint nowait) except -1:
+        """Serve what is ready; if nothing is and not nowait, wait (GIL-free) up to deadline."""
+        cdef int served = self._serve_pending()
+        cdef int wait
+        cdef rd_kafka_event_t *ev
+        cdef rd_kafka_queue_t *q = self._queue
+        while self._exc is None:
+            ev = rd_kafka_queue_poll(q, 0)
+            if ev == NULL:
+                if served or nowait:
+                    break
+                wait = _chunk_ms(deadline)
+                if wait == 0:
+                    break
+                with nogil:
+                    ev = rd_kafka_queue_poll(q, wait)
+                if ev == NULL:
+                    self._raise_pending()
+                    PyErr_CheckSignals()
+                    continue
+            served += self._serve_event(ev)
+        self._raise_pending()
+        return served
+
+    def poll(self, timeout=-1):
+        """Serve delivery reports and other callbacks; wait up to ``timeout`` seconds (-1:
+        forever) for the first one. Returns the number of events served."""
+        self._ensure_open()
+        if timeout == 0:
+            return self._serve(0, True)
+        return self._serve(_deadline(timeout), False)
+
+    def flush(self, timeout=-1):
+        """Wait until every message is delivered (or failed) and its report served.
+
+        Returns the number of messages still outstanding when ``timeout`` ran out.
+        """
+        self._ensure_open()
+        cdef double deadline = _deadline(timeout)
+        cdef rd_kafka_t *rk = self._rk
+        cdef rd_kafka_queue_t *q = self._queue
+        cdef rd_kafka_event_t *ev
+        cdef int wait
+        self._serve(0, True)
+        while rd_kafka_outq_len(rk) > 0:
+            wait = _chunk_ms(deadline)
+            if wait == 0:
+                break
+            with nogil:
+                ev = rd_kafka_queue_poll(q, 0)
+                if ev == NULL:
+                    # While rd_kafka_flush() runs the brokers send at once, ignoring linger.ms.
+                    rd_kafka_flush(rk, 1)
+                    ev = rd_kafka_queue_poll(q, wait)
+            if ev != NULL:
+                self._serve_event(ev)
+                self._serve(0, True)
+            self._raise_pending()
+            PyErr_CheckSignals()
+        return rd_kafka_outq_len(rk)
+
+    def purge(self, bint in_queue=True, bint in_flight=True, bint blocking=True):
+        """Purge queued and/or in-flight messages; their reports (with _PURGE_QUEUE /
+        _PURGE_INFLIGHT) are served by the next poll()/flush()."""
+        self._ensure_open()
+        cdef int flags = ((RD_KAFKA_PURGE_F_QUEUE if in_queue else 0)
+                          | (RD_KAFKA_PURGE_F_INFLIGHT if in_flight else 0)
+                          | (0 if blocking else RD_KAFKA_PURGE_F_NON_BLOCKING))
+        cdef rd_kafka_resp_err_t err
+        with nogil:
+            err = rd_kafka_purge(self._rk, flags)
+        _check(err)
+
+    def __len__(self):
+        """Messages and delivery reports not yet served."""
+        return 0 if self._rk == NULL else rd_kafka_outq_len(self._rk) + len(self._pending)
+
+    def __bool__(self):
+        return True
+
+    # -- transactions --
+
+    def init_transactions(self, timeout=-1):
+        self._ensure_open()
+        cdef int tmout = _timeout_ms(timeout)
+        cdef rd_kafka_error_t *error
+        with nogil:
+            error = rd_kafka_init_transactions(self._rk, tmout)
+        _check_error(error)
+
+    def begin_transaction(self):
+        self._ensure_open()
+        _check_error(rd_kafka_begin_transaction(self._rk))
+
+    def send_offsets_to_transaction(self, positions, group_metadata, timeout=-1):
+        """Add a consumer's offsets (``positions``) to the current transaction."""
+        self._ensure_open()
+        if not isinstance(group_metadata, ConsumerGroupMetadata):
+            raise TypeError("group_metadata must come from Consumer.consumer_group_metadata()")
+        cdef _PartList pl = _PartList.from_py(positions)
+        cdef bytes data = (<ConsumerGroupMetadata>group_metadata)._data
+        cdef rd_kafka_consumer_group_metadata_t *cgmd = NULL
+        cdef int tmout = _timeout_ms(timeout)
+        cdef rd_kafka_error_t *error
+        _check_error(rd_kafka_consumer_group_metadata_read(&cgmd, <const char *>data, len(data)))
+        with nogil:
+            error = rd_kafka_send_offsets_to_transaction(self._rk, pl.ptr, cgmd, tmout)
+            rd_kafka_consumer_group_metadata_destroy(cgmd)
+        _check_error(error)
+
+    def commit_transaction(self, timeout=-1):
+        """Deliver everything produced in the transaction (serving its reports), then commit."""
+        self._ensure_open()
+        cdef double deadline = _deadline(timeout)
+        self.flush(timeout)
+        cdef int tmout = -1 if deadline < 0 else max(0, <int>((deadline - _monotonic()) * 1000))
+        cdef rd_kafka_error_t *error
+        with nogil:
+            error = rd_kafka_commit_transaction(self._rk, tmout)
+        _check_error(error)
+
+    def abort_transaction(self, timeout=-1):
+        """Purge what the transaction has outstanding (serving those reports), then abort."""
+        self._ensure_open()
+        cdef double deadline = _deadline(timeout)
+        self.purge(True, True, True)
+        self.flush(timeout)
+        cdef int tmout = -1 if deadline < 0 else max(0, <int>((deadline - _monotonic()) * 1000))
+        cdef rd_kafka_error_t *error
+        with nogil:
+            error = rd_kafka_abort_transaction(self._rk, tmout)
+        _check_error(error)
+
+    # -- lifetime --
+
+    def close(self, timeout=-1):
+        """Wait up to ``timeout`` for outstanding deliveries, purge the rest (serving every
+        report), and free the producer. Closing twice is harmless."""
+        if self._rk == NULL:
+            return
+        if self.flush(timeout):
+            self.purge(True, True, True)
+            self.flush(-1)
+        self._release()
+        self._destroy()
+
+    def __dealloc__(self):
+        if self._rk != NULL and getpid() == self._pid:
+            self._release()
+            self._destroy()
+
+    cdef void _release(self) noexcept:
+        """Free topic handles and drop unserved reports (no Python runs) before rd_kafka_destroy."""
+        cdef const rd_kafka_message_t *msgs[DR_BATCH]
+        cdef size_t n, i
+        cdef rd_kafka_event_t *ev
+        self._quiet = True
+        self._last_topic, self._last_rkt = None, NULL
+        if self._topics:
+            for t in self._topics.values():
+                (<_Topic>t).destroy()
+            self._topics.clear()
+        if self._pending:
+            self._pending.clear()
+        if self._queue == NULL:
+            return
+        rd_kafka_purge(self._rk, RD_KAFKA_PURGE_F_QUEUE | RD_KAFKA_PURGE_F_INFLIGHT)
+        ev = rd_kafka_queue_poll(self._queue, 0)
+        while ev != NULL:
+            if rd_kafka_event_type(ev) == RD_KAFKA_EVENT_DR:
+                n = rd_kafka_event_message_array(ev, msgs, DR_BATCH)
+                while n:
+                    for i in range(n):
+                        if msgs[i]._private != NULL:
+                            _take(msgs[i]._private)
+                    n = rd_kafka_event_message_array(ev, msgs, DR_BATCH)
+            rd_kafka_event_destroy(ev)
+            ev = rd_kafka_queue_poll(self._queue, 0)
+
+
+cdef int _raise_produce_error(rd_kafka_resp_err_t err) except -1:
+    if err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
+        raise BufferError(_cstr(rd_kafka_err2str(err)))
+    _check(err)
+
+
+cdef bint _conf_bool(object value, str key) except -1:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ValueError("'%s' must be a bool or 'true'/'false', not %r" % (key, value))
