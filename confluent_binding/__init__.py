@@ -34,6 +34,5 @@ __all__ = [
 
 
 def version():
-    """(version string, version int) of confluent_binding, like confluent_kafka.version()."""
-    major, minor, patch = (int(p) for p in __version__.split(".")[:3])
-    return (__version__, (major << 24) | (minor << 16) | (patch << 8))
+    """This package's version string, like confluent_kafka.version()."""
+    return __version__

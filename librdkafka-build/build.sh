@@ -74,6 +74,7 @@ fi
 
 # ---- build dependencies ----------------------------------------------------------------------
 missing=()
+command -v dpkg-query >/dev/null || BUILD_DEPS=()   # not Debian: the caller installed the deps
 for p in "${BUILD_DEPS[@]}"; do
     [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] || missing+=("$p")
 done

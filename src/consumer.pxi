@@ -67,6 +67,9 @@ cdef class Consumer(_Handle):
         if self._rk != NULL:
             raise RuntimeError("Consumer is already initialised")
         conf = _merge_conf(args, kwargs)
+        if not conf.get("group.id"):
+            # librdkafka's consumer cannot subscribe, assign or close cleanly without a group
+            raise ValueError("Failed to create consumer: group.id must be set")
         self._on_commit = _pop_callable(conf, "on_commit")
         cdef _Conf c = self._new_conf(conf, 0)
         rd_kafka_conf_set_rebalance_cb(c.ptr, _rebalance_cb)
@@ -188,15 +191,16 @@ cdef class Consumer(_Handle):
         cdef rd_kafka_t *rk = self._rk
         cdef int wait
         cdef Message m
+        # First a non-blocking look with the GIL held: when messages are waiting (the common
+        # case under load) no GIL release is needed at all.
+        rkm = rd_kafka_consumer_poll(rk, 0)
         while True:
-            wait = _chunk_ms(deadline)
-            if wait == 0:
-                with nogil:   # timeout 0, or the deadline passed: one non-blocking look
-                    rkm = rd_kafka_consumer_poll(rk, 0)
-            else:
+            wait = 0 if rkm != NULL or self._exc is not None else _chunk_ms(deadline)
+            if wait:
                 with nogil:
                     rkm = rd_kafka_consumer_poll(rk, wait)
             m = self._to_message(rkm) if rkm != NULL else None
+            rkm = NULL
             if self._exc is not None:
                 if m is not None:
                     self._held = [m]
@@ -206,11 +210,13 @@ cdef class Consumer(_Handle):
             PyErr_CheckSignals()
 
     def consume(self, int num_messages=1, timeout=-1):
-        """Up to ``num_messages`` messages (and events), waiting up to ``timeout`` seconds for
-        the first; one GIL release per call."""
+        """Up to ``num_messages`` messages (and events): returns when that many have arrived
+        or ``timeout`` seconds have passed (-1: wait forever), like confluent-kafka."""
         self._ensure_open()
         if num_messages < 0 or num_messages > CONSUME_MAX:
             raise ValueError("num_messages must be between 0 and %d" % CONSUME_MAX)
+        if num_messages == 0:
+            return []   # nothing asked for: do not wait (it would never end with timeout=-1)
         if self._held:
             held, self._held = self._held, None
             return held
@@ -224,24 +230,41 @@ cdef class Consumer(_Handle):
         cdef rd_kafka_queue_t *q = self._queue
         cdef rd_kafka_message_t **batch = self._batch
         cdef ssize_t n, i
+        cdef size_t want
         cdef int wait
-        cdef list out
+        cdef list out = []
+        # Fill the batch over several GIL-free chunks (Ctrl-C is checked between them): a
+        # chunk that brought some messages does not end the call before the timeout.
+        cdef bint first = True
         while True:
-            wait = _chunk_ms(deadline)
-            with nogil:
-                n = rd_kafka_consume_batch_queue(q, wait, batch, num_messages)
+            want = num_messages - len(out)
+            if first:   # non-blocking, GIL held: a prefetched full batch costs no GIL release
+                wait, first = 0, False
+                n = rd_kafka_consume_batch_queue(q, 0, batch, want)
+                if n == 0:
+                    continue
+            else:
+                wait = _chunk_ms(deadline)
+                with nogil:
+                    n = rd_kafka_consume_batch_queue(q, wait, batch, want)
             if n < 0:
+                if out:
+                    self._held = out
                 _check(rd_kafka_last_error())
-            out = [None] * n
             for i in range(n):
-                out[i] = self._to_message(batch[i])
+                out.append(self._to_message(batch[i]))
             if self._exc is not None:
-                if n:
+                if out:
                     self._held = out
                 self._raise_pending()
-            if n or wait == 0:
+            if len(out) >= num_messages or wait == 0:
                 return out
-            PyErr_CheckSignals()
+            try:
+                PyErr_CheckSignals()
+            except BaseException:   # never lose messages already taken from librdkafka
+                if out:
+                    self._held = out
+                raise
 
     # -- offsets --
 
@@ -269,7 +292,7 @@ cdef class Consumer(_Handle):
         with nogil:
             err = rd_kafka_commit_queue(self._rk, c, NULL, _sync_commit_cb, &res)
         cdef _PartList result = _PartList.adopt(res.offsets)
-        _check(err if err else res.err)
+        _check(err if err else res.err, "Commit failed")
         return result.to_py()
 
     def committed(self, partitions, timeout=-1):
@@ -360,12 +383,13 @@ cdef class Consumer(_Handle):
     # -- group --
 
     def memberid(self):
+        """The group member id, or None while the consumer is not a member (as confluent-kafka)."""
         self._ensure_open()
         cdef char *mid = rd_kafka_memberid(self._rk)
         if mid == NULL:
             return None
         try:
-            return _cstr(mid)
+            return _cstr(mid) if mid[0] else None
         finally:
             rd_kafka_mem_free(self._rk, mid)
 
@@ -389,7 +413,7 @@ cdef class Consumer(_Handle):
     def close(self):
         """Leave the group (committing offsets if auto-commit is on), serve the final
         rebalance callbacks, and free the consumer. Closing twice is harmless."""
-        if self._rk == NULL:
+        if self._forget_if_forked() or self._rk == NULL:
             return
         cdef rd_kafka_resp_err_t err
         with nogil:

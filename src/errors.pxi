@@ -49,14 +49,10 @@ class KafkaError:
     def txn_requires_abort(self):
         return self._txn_requires_abort
 
-    def __str__(self):
-        return self.str()
-
     def __repr__(self):
         return 'KafkaError{code=%s,val=%d,str="%s"}' % (self.name(), self._code, self.str())
 
-    def __bool__(self):
-        return self._code != 0
+    __str__ = __repr__
 
     def __hash__(self):
         return hash(self._code)

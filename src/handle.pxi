@@ -115,6 +115,16 @@ cdef class _Handle:
             raise RuntimeError("%s has been closed" % type(self).__name__)
         return 0
 
+    cdef bint _forget_if_forked(self) noexcept:
+        """In a forked child: drop the parent's rd_kafka_t without touching it (its threads
+        do not exist here, so closing it would hang). True when that happened."""
+        if self._rk == NULL or getpid() == self._pid:
+            return False
+        self._quiet = True
+        self._queue = NULL
+        self._rk = NULL
+        return True
+
     cdef void _stash(self, BaseException exc) noexcept:
         """Keep the first exception a callback raised and make librdkafka return soon."""
         if self._exc is None:
@@ -153,6 +163,8 @@ cdef class _Handle:
     cdef int _serve_oauth(self, const char *config) except -1:
         cdef char errstr[512]
         cdef const char **exts = NULL
+        if self._oauth_cb is None:
+            return 0   # no Python token provider: librdkafka's own (OIDC/unsecured) applies
         try:
             res = self._oauth_cb(_cstr(config))
             if not isinstance(res, tuple) or not 2 <= len(res) <= 4:
@@ -190,6 +202,7 @@ cdef class _Handle:
         cdef const rd_kafka_metadata_t *md = NULL
         cdef rd_kafka_topic_t *rkt = NULL
         cdef rd_kafka_resp_err_t err
+        cdef char *cid
         cdef int tmout = _timeout_ms(timeout)
         if topic is not None:
             if not isinstance(topic, str):
@@ -200,8 +213,15 @@ cdef class _Handle:
         try:
             with nogil:
                 err = rd_kafka_metadata(self._rk, rkt == NULL, rkt, &md, tmout)
-            _check(err)
-            return _metadata_to_py(md)
+            _check(err, "Failed to get metadata")
+            cm = _metadata_to_py(md)
+            # Not part of rd_kafka_metadata_t; librdkafka caches both from that response.
+            cid = rd_kafka_clusterid(self._rk, 0)
+            if cid != NULL:
+                cm.cluster_id = _cstr(cid)
+                rd_kafka_mem_free(self._rk, cid)
+            cm.controller_id = rd_kafka_controllerid(self._rk, 0)
+            return cm
         finally:
             if md != NULL:
                 rd_kafka_metadata_destroy(md)

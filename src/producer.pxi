@@ -444,15 +444,31 @@ cdef class Producer(_Handle):
         _check_error(error)
 
     def abort_transaction(self, timeout=-1):
-        """Purge what the transaction has outstanding (serving those reports), then abort."""
+        """Abort the transaction: its queued messages are purged (their reports, with
+        _PURGE_QUEUE, and those of messages in flight are served by this call)."""
         self._ensure_open()
         cdef double deadline = _deadline(timeout)
-        self.purge(True, True, True)
-        self.flush(timeout)
-        cdef int tmout = -1 if deadline < 0 else max(0, <int>((deadline - _monotonic()) * 1000))
         cdef rd_kafka_error_t *error
-        with nogil:
-            error = rd_kafka_abort_transaction(self._rk, tmout)
+        cdef int wait
+        # librdkafka purges the queued messages itself, keeping the idempotent sequence
+        # numbers consistent (a purge() of our own here would make the next transaction
+        # fail with OUT_OF_ORDER_SEQUENCE_NUMBER). It then waits until every report has been
+        # served, so call it in short chunks, serving reports in between: a call that timed
+        # out is resumed by the next one. The chunks start short: the reports of purged
+        # messages are ready at once.
+        cdef int step = 5
+        while True:
+            wait = min(_chunk_ms(deadline), step)
+            step = min(step * 2, CHUNK_MS)
+            with nogil:
+                error = rd_kafka_abort_transaction(self._rk, wait)
+            if (error == NULL or wait == 0
+                    or rd_kafka_error_code(error) != RD_KAFKA_RESP_ERR__TIMED_OUT
+                    or not rd_kafka_error_is_retriable(error)):
+                break
+            rd_kafka_error_destroy(error)
+            self._serve(0, True)
+            PyErr_CheckSignals()
         _check_error(error)
 
     # -- lifetime --
@@ -460,6 +476,10 @@ cdef class Producer(_Handle):
     def close(self, timeout=-1):
         """Wait up to ``timeout`` for outstanding deliveries, purge the rest (serving every
         report), and free the producer. Closing twice is harmless."""
+        if self._forget_if_forked():
+            self._last_topic, self._last_rkt = None, NULL
+            self._topics.clear()
+            return
         if self._rk == NULL:
             return
         if self.flush(timeout):
@@ -505,7 +525,7 @@ cdef class Producer(_Handle):
 cdef int _raise_produce_error(rd_kafka_resp_err_t err) except -1:
     if err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
         raise BufferError(_cstr(rd_kafka_err2str(err)))
-    _check(err)
+    _check(err, "Unable to produce message")
 
 
 cdef bint _conf_bool(object value, str key) except -1:

@@ -1,0 +1,71 @@
+# Every target does its own set-up, idempotently: a fresh Debian machine needs nothing else.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+EXT_SOURCES := $(wildcard src/*.pyx src/*.pxi src/*.pxd) setup.py
+STAMP_EXT := build/.ext-stamp
+PYTEST_ARGS ?=
+
+.PHONY: all demo test unit integration bench bench-quick wheel librdkafka system deps jars clean
+
+all: $(STAMP_EXT)
+
+# System packages: Java 17 and Maven for the test broker (librdkafka's own build deps are
+# installed by librdkafka-build/build.sh).
+system:
+	@missing=""; command -v java >/dev/null || missing="$$missing openjdk-17-jre-headless"; \
+	command -v mvn >/dev/null || missing="$$missing maven"; \
+	command -v openssl >/dev/null || missing="$$missing openssl"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+librdkafka:
+	bash librdkafka-build/build.sh
+
+$(VENV)/.deps-stamp: requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+deps: $(VENV)/.deps-stamp
+
+$(STAMP_EXT): $(EXT_SOURCES) $(VENV)/.deps-stamp | librdkafka
+	$(PY) setup.py -q build_ext --inplace
+	@mkdir -p build && touch $@
+
+# Maven jars of the Apache Kafka broker the tests and the demo start.
+jars: system deps
+	$(PY) -c "from confluent_binding.testing import ensure_kafka_jars; print(ensure_kafka_jars())"
+
+demo: system $(STAMP_EXT) jars
+	$(PY) examples/quickstart.py
+
+test: system $(STAMP_EXT) jars
+	$(PY) -m pytest tests $(PYTEST_ARGS)
+
+unit: $(STAMP_EXT)
+	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
+
+integration: system $(STAMP_EXT) jars
+	$(PY) -m pytest tests/integration $(PYTEST_ARGS)
+
+clean:
+	rm -rf build dist *.egg-info confluent_binding/*.so src/_core.c src/*.html .pytest_cache
+
+# Side-by-side benchmarks (bench/README.md). Set-up: the C ceiling (rdkafka_performance, built
+# from the pinned librdkafka), the extension, the broker jars. Options: make bench ARGS="--rounds 7".
+ARGS ?=
+.PHONY: bench-setup
+bench-setup: system $(STAMP_EXT) jars
+	bash librdkafka-build/build-perf.sh
+
+bench: bench-setup
+	$(PY) bench/run.py $(ARGS)
+
+bench-quick: bench-setup
+	$(PY) bench/run.py --quick $(ARGS)

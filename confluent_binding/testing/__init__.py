@@ -1,0 +1,46 @@
+"""Test helpers for confluent_binding: a real local Kafka broker and a pytest plugin.
+
+Pure Python (standard library only); nothing here imports the compiled client.
+
+- :class:`KafkaCluster` - single-node KRaft broker run from Maven Central jars
+  (needs ``java`` 17+ and, once, ``mvn``), optional SSL / SASL listeners.
+- :class:`ExternalKafkaCluster` - same helpers for an already running cluster.
+- :func:`ensure_kafka_jars` - fetch and cache the broker jars.
+- :class:`KafkaWireClient` - minimal Kafka protocol client (ApiVersions,
+  Metadata, CreateTopics, DeleteTopics, SASL).
+- pytest plugin: ``-p confluent_binding.testing.pytest_plugin`` (fixtures
+  ``kafka_cluster``, ``topic``, ``make_topic``).
+"""
+
+from ._certs import CertError, TestCertificates, make_test_certificates
+from ._jars import DEFAULT_KAFKA_VERSION, KafkaJarsError, cache_dir, ensure_kafka_jars, find_kafka_jars
+from ._wire import ClusterMetadata, KafkaProtocolError, KafkaWireClient, TopicMetadata
+from .cluster import (
+    DEFAULT_JVM_OPTS,
+    SASL_USERS,
+    ExternalKafkaCluster,
+    KafkaCluster,
+    KafkaClusterError,
+    wire_client_for,
+)
+
+__all__ = [
+    "CertError",
+    "ClusterMetadata",
+    "DEFAULT_JVM_OPTS",
+    "DEFAULT_KAFKA_VERSION",
+    "ExternalKafkaCluster",
+    "KafkaCluster",
+    "KafkaClusterError",
+    "KafkaJarsError",
+    "KafkaProtocolError",
+    "KafkaWireClient",
+    "SASL_USERS",
+    "TestCertificates",
+    "TopicMetadata",
+    "cache_dir",
+    "ensure_kafka_jars",
+    "find_kafka_jars",
+    "make_test_certificates",
+    "wire_client_for",
+]

@@ -1,0 +1,193 @@
+"""pytest plugin: a Kafka cluster for integration tests.
+
+Load with ``pytest_plugins = ["confluent_binding.testing.pytest_plugin"]`` in a
+``conftest.py`` or ``pytest -p confluent_binding.testing.pytest_plugin``.
+
+Fixtures:
+
+``kafka_cluster`` (session)
+    Where the cluster comes from, first match wins:
+
+    1. ``KAFKA_BOOTSTRAP_SERVERS`` set: that cluster
+       (:class:`~confluent_binding.testing.ExternalKafkaCluster`).  Optional
+       ``KAFKA_CLIENT_CONFIG``: a JSON object of librdkafka settings
+       (``security.protocol``, ``sasl.*``, ``ssl.ca.location``, ...) added to
+       every ``client_config()`` and used by the topic helpers.
+    2. ``java`` available: a local single-node KRaft broker
+       (:class:`~confluent_binding.testing.KafkaCluster`, Kafka
+       ``KAFKA_VERSION`` or 4.1.2) whose jars :func:`ensure_kafka_jars` fetches
+       once with ``mvn``.
+    3. the ``testcontainers`` package importable and a Docker engine
+       answering: a ``KafkaContainer``.
+    4. otherwise the test fails, saying what is missing.
+
+    All variants offer ``bootstrap_servers``, ``client_config(**extra)``,
+    ``create_topic(name, partitions=1, config=None, timeout=30)``,
+    ``delete_topic(name)`` and ``topic_partitions(name)``.
+
+``topic`` (function)
+    Name of a fresh, uniquely named topic with 1 partition.
+
+``make_topic`` (function)
+    Factory ``make_topic(partitions=1, name=None, config=None) -> str``;
+    the topics it made are deleted after the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import uuid
+from typing import Any, Callable, Iterator, List, Optional
+
+import pytest
+
+from ._jars import DEFAULT_KAFKA_VERSION, KafkaJarsError, ensure_kafka_jars
+from .cluster import ExternalKafkaCluster, KafkaCluster
+
+__all__ = ["kafka_cluster", "make_topic", "topic"]
+
+
+def _external() -> Optional[ExternalKafkaCluster]:
+    servers = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
+    if not servers:
+        return None
+    raw = os.environ.get("KAFKA_CLIENT_CONFIG", "").strip()
+    config = {}
+    if raw:
+        try:
+            config = json.loads(raw)
+        except ValueError as e:
+            pytest.fail("KAFKA_CLIENT_CONFIG is not a JSON object: %s" % e, pytrace=False)
+        if not isinstance(config, dict):
+            pytest.fail("KAFKA_CLIENT_CONFIG must be a JSON object", pytrace=False)
+    cluster = ExternalKafkaCluster(servers, config)
+    try:
+        cluster.wait_ready(timeout=30)
+    except Exception as e:
+        pytest.fail("KAFKA_BOOTSTRAP_SERVERS=%s: %s" % (servers, e), pytrace=False)
+    return cluster
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker  # type: ignore[import-not-found]
+
+        client = docker.from_env(timeout=5)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except Exception:
+        return False
+
+
+class _ContainerCluster(ExternalKafkaCluster):
+    def __init__(self, container: Any):
+        super().__init__(container.get_bootstrap_server())
+        self.container = container
+
+
+def _testcontainers_cluster(reasons: List[str]) -> Optional[Iterator[_ContainerCluster]]:
+    try:
+        try:
+            from testcontainers.community.kafka import KafkaContainer  # type: ignore[import-not-found]
+        except ImportError:
+            from testcontainers.kafka import KafkaContainer  # type: ignore[import-not-found]
+    except ImportError:
+        reasons.append("the 'testcontainers' package is not installed")
+        return None
+    if not _docker_answers():
+        reasons.append("no Docker engine answers (needed by testcontainers)")
+        return None
+
+    def gen() -> Iterator[_ContainerCluster]:
+        image = os.environ.get("KAFKA_TESTCONTAINERS_IMAGE", "confluentinc/cp-kafka:7.9.0")
+        with KafkaContainer(image).with_kraft() as container:
+            cluster = _ContainerCluster(container)
+            cluster.wait_ready(timeout=60)
+            yield cluster
+
+    return gen()
+
+
+@pytest.fixture(scope="session")
+def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A running Kafka cluster for the whole test session (see module doc)."""
+    external = _external()
+    if external is not None:
+        yield external
+        return
+
+    reasons: List[str] = []
+    version = os.environ.get("KAFKA_VERSION", DEFAULT_KAFKA_VERSION)
+    if shutil.which("java") or os.environ.get("JAVA_HOME"):
+        libs = None
+        try:
+            libs = ensure_kafka_jars(version)
+        except KafkaJarsError as e:
+            reasons.append(str(e))
+        if libs is not None:
+            cluster = KafkaCluster(
+                version=version,
+                workdir=tmp_path_factory.mktemp("kafka"),
+                libs_dir=libs,
+                # Tests favour start-up time over peak broker throughput.
+                fast_startup=True,
+            )
+            try:
+                cluster.start(timeout=120)
+            except Exception as e:
+                cluster.kill()
+                pytest.fail("local Kafka %s broker did not start: %s" % (version, e), pytrace=False)
+            try:
+                yield cluster
+            finally:
+                cluster.stop()
+            return
+    else:
+        reasons.append("'java' (17+) is not on PATH and JAVA_HOME is not set")
+
+    gen = _testcontainers_cluster(reasons)
+    if gen is not None:
+        yield from gen
+        return
+
+    pytest.fail(
+        "no Kafka cluster for integration tests: set KAFKA_BOOTSTRAP_SERVERS=host:port, or "
+        "install java 17+ and maven (the broker jars are fetched once), or testcontainers "
+        "with a Docker engine. Missing: " + "; ".join(reasons),
+        pytrace=False,
+    )
+
+
+def _topic_name(request: pytest.FixtureRequest) -> str:
+    base = re.sub(r"[^a-zA-Z0-9._-]+", "_", request.node.name)[:120].strip("_.") or "topic"
+    return "%s-%s" % (base, uuid.uuid4().hex[:8])
+
+
+@pytest.fixture
+def make_topic(kafka_cluster: Any, request: pytest.FixtureRequest) -> Iterator[Callable[..., str]]:
+    """Factory: ``make_topic(partitions=1, name=None, config=None) -> name``."""
+    made: List[str] = []
+
+    def make(partitions: int = 1, name: Optional[str] = None, config: Optional[dict] = None) -> str:
+        name = name or _topic_name(request)
+        kafka_cluster.create_topic(name, partitions=partitions, config=config)
+        made.append(name)
+        return name
+
+    yield make
+    for name in made:
+        try:
+            kafka_cluster.delete_topic(name, timeout=10)
+        except Exception:
+            pass  # best effort: the broker may have been stopped by the test
+
+
+@pytest.fixture
+def topic(make_topic: Callable[..., str]) -> str:
+    """A fresh, uniquely named topic with one partition."""
+    return make_topic(1)

@@ -1,0 +1,1 @@
+pytest_plugins = ["confluent_binding.testing.pytest_plugin"]
