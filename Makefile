@@ -7,6 +7,8 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 EXT_SOURCES := $(wildcard src/*.pyx src/*.pxi src/*.pxd) setup.py
 STAMP_EXT := build/.ext-stamp
 PYTEST_ARGS ?=
+# The extension is built in place: run everything against this checkout.
+export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 .PHONY: all demo test unit integration bench bench-quick wheel librdkafka system deps jars clean
 

@@ -1,0 +1,290 @@
+"""Configuration handling of Producer and Consumer: the accepted call forms, validation with
+librdkafka's own reasons, Python-only keys, and the caller's dict left untouched."""
+
+import copy
+import logging
+
+import pytest
+
+from confluent_binding import Consumer, KafkaError, KafkaException, Producer
+
+# Nothing listens on port 1 of the loopback: clients start, nothing connects.
+BASE = {"bootstrap.servers": "127.0.0.1:1", "log_level": 0}
+CBASE = dict(BASE, **{"group.id": "g"})
+
+CALLBACK_KEYS = ("error_cb", "stats_cb", "throttle_cb", "oauth_cb")
+
+# For keyword-only construction (log_level= would become 'log.level'): librdkafka's logs go
+# to this logger instead of stderr.
+QUIET = logging.getLogger("confluent_binding.tests.quiet")
+QUIET.addHandler(logging.NullHandler())
+QUIET.propagate = False
+
+
+def _invalid_arg(excinfo):
+    err = excinfo.value.args[0]
+    assert isinstance(err, KafkaError)
+    assert err.code() == KafkaError._INVALID_ARG
+    return err.str()
+
+
+def _purge_reports(p, n=1):
+    """Produce n messages with the configured on_delivery, purge them and serve the reports."""
+    for i in range(n):
+        p.produce("t", b"%d" % i)
+    p.purge()
+    assert p.flush(5) == 0
+
+
+@pytest.fixture(params=[Producer, Consumer], ids=["producer", "consumer"])
+def client_cls(request):
+    return request.param
+
+
+def _base(cls):
+    return dict(CBASE if cls is Consumer else BASE)
+
+
+# -- call forms --
+
+def test_producer_conf_dict():
+    got = []
+    p = Producer(dict(BASE, on_delivery=lambda e, m: got.append(e.code())))
+    _purge_reports(p)
+    p.close()
+    assert got == [KafkaError._PURGE_QUEUE]
+
+
+def test_producer_conf_and_kwargs():
+    got = []
+    p = Producer(dict(BASE), linger_ms=5, on_delivery=lambda e, m: got.append(e.code()))
+    _purge_reports(p, 2)
+    p.close()
+    assert got == [KafkaError._PURGE_QUEUE] * 2
+
+
+def test_producer_kwargs_only():
+    got = []
+    p = Producer(bootstrap_servers="127.0.0.1:1", logger=QUIET, message_timeout_ms=1000,
+                 on_delivery=lambda e, m: got.append(e.code()))
+    _purge_reports(p)
+    p.close()
+    assert got == [KafkaError._PURGE_QUEUE]
+
+
+def test_kwargs_underscores_become_dots():
+    with pytest.raises(KafkaException) as ei:
+        Producer(dict(BASE), message_timeout_ms="banana")
+    assert "message.timeout.ms" in _invalid_arg(ei)
+    with pytest.raises(KafkaException) as ei:
+        Producer(dict(BASE), bogus_prop_name=1)
+    assert '"bogus.prop.name"' in _invalid_arg(ei)
+
+
+def test_kwargs_override_the_dict():
+    # the dict's invalid value is replaced by the keyword's valid one
+    Producer(dict(BASE, acks="banana"), acks="all").close()
+
+
+def test_consumer_requires_group_id():
+    # like confluent-kafka: librdkafka's consumer can do nothing useful without a group
+    for conf in ({"bootstrap.servers": "127.0.0.1:1"},
+                 {"bootstrap.servers": "127.0.0.1:1", "group.id": ""}):
+        with pytest.raises(ValueError) as ei:
+            Consumer(conf)
+        assert "group.id must be set" in str(ei.value)
+
+
+def test_consumer_kwargs_set_group_id():
+    with pytest.raises(ValueError):
+        Consumer(bootstrap_servers="127.0.0.1:1", logger=QUIET)
+    c = Consumer(bootstrap_servers="127.0.0.1:1", logger=QUIET, group_id="g")
+    c.subscribe(["t"])
+    c.close()
+
+
+def test_consumer_conf_and_kwargs():
+    commits = []
+    c = Consumer(dict(BASE), group_id="g", on_commit=lambda e, p: commits.append(e),
+                 enable_auto_commit=False)
+    c.close()
+    assert commits == []
+
+
+@pytest.mark.parametrize("args", [(), ({}, {}), ("bootstrap.servers",), (None,), ([],)])
+def test_no_or_bad_configuration(client_cls, args):
+    with pytest.raises(TypeError) as ei:
+        client_cls(*args)
+    if not args:
+        assert "expected configuration dict" in str(ei.value)
+
+
+# -- validation --
+
+def test_unknown_property(client_cls):
+    with pytest.raises(KafkaException) as ei:
+        client_cls(dict(_base(client_cls), **{"no.such.property": "x"}))
+    assert _invalid_arg(ei) == 'No such configuration property: "no.such.property"'
+
+
+@pytest.mark.parametrize("key,value,expect", [
+    ("acks", "banana", 'Invalid value for configuration property "request.required.acks"'),
+    ("linger.ms", "banana", 'Invalid value for configuration property "queue.buffering.max.ms"'),
+    ("compression.type", "banana", 'Invalid value "banana" for configuration property '
+                                   '"compression.codec"'),
+    ("message.max.bytes", -5, 'Configuration property "message.max.bytes" value -5 is outside '
+                              'allowed range'),
+])
+def test_invalid_producer_value(key, value, expect):
+    with pytest.raises(KafkaException) as ei:
+        Producer(dict(BASE, **{key: value}))
+    assert _invalid_arg(ei).startswith(expect)
+
+
+def test_invalid_consumer_value():
+    with pytest.raises(KafkaException) as ei:
+        Consumer(dict(CBASE, **{"auto.offset.reset": "banana"}))
+    reason = _invalid_arg(ei)
+    assert "banana" in reason and "auto.offset.reset" in reason
+
+
+def test_inconsistent_configuration_fails_at_creation():
+    with pytest.raises(KafkaException) as ei:
+        Producer(dict(BASE, **{"enable.idempotence": True, "acks": 1}))
+    assert "enable.idempotence" in _invalid_arg(ei)
+
+
+def test_callable_for_a_string_property(client_cls):
+    with pytest.raises(TypeError) as ei:
+        client_cls(dict(_base(client_cls), **{"client.id": lambda: "x"}))
+    assert "client.id" in str(ei.value)
+
+
+@pytest.mark.parametrize("value", [None, [1], {"a": 1}, object()])
+def test_non_scalar_for_a_property(client_cls, value):
+    with pytest.raises(TypeError) as ei:
+        client_cls(dict(_base(client_cls), **{"client.id": value}))
+    assert "client.id" in str(ei.value)
+
+
+def test_non_string_key(client_cls):
+    conf = _base(client_cls)
+    conf[5] = "x"
+    with pytest.raises(TypeError):
+        client_cls(conf)
+
+
+@pytest.mark.parametrize("key", CALLBACK_KEYS)
+@pytest.mark.parametrize("value", [5, "print", b"x"])
+def test_non_callable_callback(client_cls, key, value):
+    with pytest.raises(TypeError) as ei:
+        client_cls(dict(_base(client_cls), **{key: value}))
+    assert key in str(ei.value)
+
+
+@pytest.mark.parametrize("value", [5, "print"])
+def test_non_callable_on_delivery(value):
+    with pytest.raises(TypeError) as ei:
+        Producer(dict(BASE, on_delivery=value))
+    assert "on_delivery" in str(ei.value)
+
+
+@pytest.mark.parametrize("value", [5, "print"])
+def test_non_callable_on_commit(value):
+    with pytest.raises(TypeError) as ei:
+        Consumer(dict(CBASE, on_commit=value))
+    assert "on_commit" in str(ei.value)
+
+
+def test_logger_without_log_method(client_cls):
+    with pytest.raises(TypeError) as ei:
+        client_cls(dict(_base(client_cls), logger=object()))
+    assert "logger" in str(ei.value)
+
+
+def test_logger_accepted(client_cls):
+    client_cls(dict(_base(client_cls), logger=logging.getLogger("confluent_binding.test"))).close()
+
+
+def test_delivery_report_only_error_must_be_boolean():
+    with pytest.raises(ValueError) as ei:
+        Producer(dict(BASE, **{"delivery.report.only.error": "maybe"}))
+    assert "delivery.report.only.error" in str(ei.value)
+
+
+# -- value conversion --
+
+def test_booleans_become_true_false():
+    # 'acks' other than 'all' conflicts with idempotence only when it is really on
+    Producer(dict(BASE, **{"enable.idempotence": False, "acks": 1})).close()
+    Producer(dict(BASE, **{"enable.idempotence": True})).close()
+    with pytest.raises(KafkaException):
+        Producer(dict(BASE, **{"enable.idempotence": True, "acks": 1}))
+
+
+def test_consumer_boolean_property():
+    Consumer(dict(CBASE, **{"enable.auto.commit": False, "enable.partition.eof": True})).close()
+
+
+def test_numbers_become_strings():
+    Producer(dict(BASE, **{"linger.ms": 0.5, "batch.num.messages": 100,
+                           "message.timeout.ms": 1000})).close()
+
+
+def test_default_topic_config(client_cls):
+    key = "auto.offset.reset" if client_cls is Consumer else "acks"
+    good = "earliest" if client_cls is Consumer else "all"
+    client_cls(dict(_base(client_cls), **{"default.topic.config": {key: good}})).close()
+    # it is applied: an invalid value in it is rejected by librdkafka
+    with pytest.raises(KafkaException) as ei:
+        client_cls(dict(_base(client_cls), **{"default.topic.config": {key: "banana"}}))
+    _invalid_arg(ei)
+    with pytest.raises(TypeError):
+        client_cls(dict(_base(client_cls), **{"default.topic.config": "acks=all"}))
+
+
+def test_top_level_wins_over_default_topic_config():
+    Producer(dict(BASE, acks="all", **{"default.topic.config": {"acks": "all"}})).close()
+
+
+# -- the caller's dict --
+
+def test_producer_conf_not_mutated():
+    conf = dict(BASE, **{
+        "on_delivery": print, "error_cb": print, "stats_cb": print, "throttle_cb": print,
+        "oauth_cb": print, "logger": logging.getLogger("x"),
+        "delivery.report.only.error": True, "default.topic.config": {"acks": "all"},
+        "enable.idempotence": True, "linger.ms": 5,
+    })
+    before = copy.deepcopy(conf)
+    nested = conf["default.topic.config"]
+    Producer(conf).close()
+    assert conf == before
+    assert conf["default.topic.config"] is nested and nested == {"acks": "all"}
+
+
+def test_consumer_conf_not_mutated():
+    conf = dict(CBASE, **{
+        "on_commit": print, "error_cb": print, "stats_cb": print, "throttle_cb": print,
+        "logger": logging.getLogger("x"), "enable.auto.commit": False,
+        "default.topic.config": {"auto.offset.reset": "earliest"},
+    })
+    before = copy.deepcopy(conf)
+    Consumer(conf).close()
+    assert conf == before
+
+
+def test_conf_not_mutated_on_failure(client_cls):
+    conf = dict(_base(client_cls), error_cb=print, **{"bogus.key": 1})
+    before = copy.deepcopy(conf)
+    with pytest.raises(KafkaException):
+        client_cls(conf)
+    assert conf == before
+
+
+def test_conf_reusable_for_many_clients():
+    conf = dict(BASE, on_delivery=lambda e, m: None, error_cb=lambda e: None)
+    clients = [Producer(conf) for _ in range(3)]
+    for p in clients:
+        p.close()
+    assert "on_delivery" in conf and "error_cb" in conf

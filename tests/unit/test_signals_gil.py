@@ -1,0 +1,249 @@
+"""Blocking calls wait without the GIL and wake up for Ctrl-C.
+
+Ctrl-C: a child process blocks in flush()/poll(-1)/consume(timeout=-1) with nothing that could
+ever end the wait; the parent sends SIGINT once the child is asleep, and the child must leave the
+call with KeyboardInterrupt within 0.5 s (CLOCK_MONOTONIC is system-wide on Linux, so the
+parent's send time and the child's catch time compare directly).
+
+GIL: a counter thread keeps counting while the main thread waits in one of these calls.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+import confluent_binding
+from confluent_binding import Consumer, KafkaException, Producer
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="uses /proc and SIGINT")
+
+MAX_DELAY = 0.5
+
+
+def closed_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def child_env():
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(confluent_binding.__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+CHILD = textwrap.dedent("""
+    import sys, time, traceback
+    import confluent_binding as ck
+
+    mode, port = sys.argv[1], int(sys.argv[2])
+    down = {"bootstrap.servers": "127.0.0.1:%d" % port, "log_level": 0}
+    if mode == "producer_flush":
+        h = ck.Producer(dict(down, **{"message.timeout.ms": 600000}))
+        h.produce("t", b"never delivered")
+        call = lambda: h.flush()
+    elif mode == "producer_flush_timeout":
+        h = ck.Producer(dict(down, **{"message.timeout.ms": 600000}))
+        h.produce("t", b"never delivered")
+        call = lambda: h.flush(600)
+    elif mode == "producer_poll":
+        h = ck.Producer({"test.mock.num.brokers": 1, "log_level": 0})
+        call = lambda: h.poll(-1)
+    elif mode == "consumer_poll":
+        h = ck.Consumer(dict(down, **{"group.id": "g"}))
+        h.subscribe(["t"])
+        call = lambda: h.poll(-1)
+    elif mode == "consumer_poll_none":
+        h = ck.Consumer(dict(down, **{"group.id": "g"}))
+        call = lambda: h.poll()
+    elif mode == "consumer_consume":
+        h = ck.Consumer(dict(down, **{"group.id": "g"}))
+        h.subscribe(["t"])
+        call = lambda: h.consume(num_messages=10, timeout=-1)
+    else:
+        raise SystemExit("unknown mode " + mode)
+
+    print("blocking", flush=True)
+    try:
+        call()
+    except KeyboardInterrupt:
+        caught = time.monotonic()
+        frames = [f.name for f in traceback.extract_tb(sys.exc_info()[2])]
+        print("caught %.6f %s" % (caught, ",".join(frames)), flush=True)
+        raise
+    print("returned", flush=True)
+""")
+
+
+def main_thread_state(pid):
+    with open("/proc/%d/task/%d/stat" % (pid, pid)) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def wait_asleep(proc, timeout=10.0):
+    """Until the child's main thread sleeps (in the blocking call) three reads in a row."""
+    end = time.monotonic() + timeout
+    in_a_row = 0
+    while in_a_row < 3:
+        assert time.monotonic() < end, "child never blocked"
+        assert proc.poll() is None, proc.stderr.read()
+        in_a_row = in_a_row + 1 if main_thread_state(proc.pid) == "S" else 0
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("mode", ["producer_flush", "producer_flush_timeout", "producer_poll",
+                                  "consumer_poll", "consumer_poll_none", "consumer_consume"])
+def test_ctrl_c_interrupts_blocking_call(mode):
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, mode, str(closed_port())],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=child_env())
+    try:
+        line = proc.stdout.readline()
+        assert line == "blocking\n", (line, proc.stderr.read() if proc.poll() is not None else "")
+        wait_asleep(proc)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "returned" not in out
+    caught = [ln for ln in out.splitlines() if ln.startswith("caught ")]
+    assert caught, (out, err)
+    _, when, frames = caught[0].split(" ", 2)
+    delay = float(when) - sent
+    assert 0 <= delay < MAX_DELAY, delay
+    # the interrupt came out of the blocking call itself: below the lambda wrapping it there
+    # are only the compiled method's own frames
+    frames = frames.split(",")
+    assert "<lambda>" in frames, frames
+    inner = frames[frames.index("<lambda>") + 1:]
+    assert all(f.startswith("confluent_binding._core.") for f in inner), frames
+    assert "KeyboardInterrupt" in err
+    assert "SystemError" not in err and "Segmentation" not in err
+    assert proc.returncode in (-signal.SIGINT, 130), (proc.returncode, err)
+
+
+# -- the GIL is released while waiting --
+
+
+class Counter(threading.Thread):
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.n = 0
+        self.stop = False
+
+    def run(self):
+        while not self.stop:
+            self.n += 1
+
+
+def counted(call):
+    """(increments of a counter thread during call(), duration of call())."""
+    counter = Counter()
+    counter.start()
+    while counter.n == 0:          # the thread is running
+        time.sleep(0.001)
+    before = counter.n
+    t = time.monotonic()
+    try:
+        call()
+    finally:
+        elapsed = time.monotonic() - t
+        after = counter.n
+        counter.stop = True
+        counter.join()
+    return after - before, elapsed
+
+
+MIN_COUNT = 20000     # a GIL held for the whole second would allow (almost) none
+
+
+def _down(**extra):
+    conf = {"bootstrap.servers": "127.0.0.1:%d" % closed_port(), "log_level": 0}
+    conf.update(extra)
+    return conf
+
+
+def test_gil_released_in_producer_flush():
+    p = Producer(_down(**{"message.timeout.ms": 600000}))
+    p.produce("t", b"x")
+    remaining = []
+    count, elapsed = counted(lambda: remaining.append(p.flush(1.0)))
+    assert remaining[0] >= 1
+    assert 0.9 <= elapsed < 3
+    assert count >= MIN_COUNT, count
+    p.purge()
+    p.close(0)
+
+
+def test_gil_released_in_producer_poll():
+    p = Producer({"test.mock.num.brokers": 1, "log_level": 0})
+    served = []
+    count, elapsed = counted(lambda: served.append(p.poll(1.0)))
+    assert served == [0]
+    assert 0.9 <= elapsed < 3
+    assert count >= MIN_COUNT, count
+    p.close()
+
+
+@pytest.mark.parametrize("call", ["poll", "consume"])
+def test_gil_released_in_consumer_wait(call):
+    c = Consumer(_down(**{"group.id": "g"}))
+    c.subscribe(["t"])
+    got = []
+    fn = (lambda: got.append(c.poll(1.0))) if call == "poll" else \
+        (lambda: got.append(c.consume(10, timeout=1.0)))
+    count, elapsed = counted(fn)
+    assert got == [None] if call == "poll" else got == [[]]
+    assert 0.9 <= elapsed < 3
+    assert count >= MIN_COUNT, count
+    c.close()
+
+
+def test_gil_released_in_list_topics():
+    p = Producer(_down())
+    errors = []
+
+    def call():
+        try:
+            p.list_topics(timeout=1.0)
+        except KafkaException as e:
+            errors.append(e.args[0])
+
+    count, elapsed = counted(call)
+    assert len(errors) == 1
+    assert 0.9 <= elapsed < 3
+    assert count >= MIN_COUNT, count
+    p.close(0)
+
+
+def test_other_threads_run_callbacks_while_one_waits():
+    """One thread waits in flush() of a producer while the main thread serves another
+    producer's delivery reports; a purge from the main thread then ends that flush()."""
+    waiting = Producer(_down(**{"message.timeout.ms": 600000}))
+    waiting.produce("t", b"x")
+    left = []
+    th = threading.Thread(target=lambda: left.append(waiting.flush(30)))
+    th.start()
+    busy = Producer({"test.mock.num.brokers": 1, "log_level": 0})
+    got = []
+    for i in range(20):
+        busy.produce("b", b"%d" % i, on_delivery=lambda e, m: got.append(e))
+    assert busy.flush(10) == 0
+    assert got == [None] * 20
+    assert th.is_alive()
+    waiting.purge()
+    th.join(10)
+    assert not th.is_alive() and left == [0]
+    waiting.close(0)
+    busy.close()
