@@ -92,6 +92,9 @@ cdef class Message:
     def set_topic(self, topic):
         self._topic = topic
 
+    def set_error(self, error):
+        self._error = error
+
     def __len__(self):
         return 0 if self._value is None else len(self._value)
 
