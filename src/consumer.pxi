@@ -239,7 +239,8 @@ cdef class Consumer(_Handle):
         while True:
             want = num_messages - len(out)
             if first:   # non-blocking, GIL held: a prefetched full batch costs no GIL release
-                wait, first = 0, False
+                first = False
+                wait = _chunk_ms(deadline)   # 0 only for timeout=0: this look is then the last
                 n = rd_kafka_consume_batch_queue(q, 0, batch, want)
                 if n == 0:
                     continue
