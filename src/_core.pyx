@@ -14,7 +14,8 @@ from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport malloc
 from libc.string cimport memcpy, strcmp
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
-from posix.unistd cimport getpid
+from cpython.pythread cimport PyThread_get_thread_ident
+from posix.unistd cimport getpid, usleep
 
 from librdkafka cimport *
 

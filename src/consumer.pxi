@@ -197,15 +197,17 @@ cdef class Consumer(_Handle):
         while True:
             wait = 0 if rkm != NULL or self._exc is not None else _chunk_ms(deadline)
             if wait:
+                self._users += 1
                 with nogil:
                     rkm = rd_kafka_consumer_poll(rk, wait)
+                self._users -= 1
             m = self._to_message(rkm) if rkm != NULL else None
             rkm = NULL
             if self._exc is not None:
                 if m is not None:
                     self._held = [m]
                 self._raise_pending()
-            if m is not None or wait == 0:
+            if m is not None or wait == 0 or self._evicted():
                 return m
             PyErr_CheckSignals()
 
@@ -246,8 +248,10 @@ cdef class Consumer(_Handle):
                     continue
             else:
                 wait = _chunk_ms(deadline)
+                self._users += 1
                 with nogil:
                     n = rd_kafka_consume_batch_queue(q, wait, batch, want)
+                self._users -= 1
             if n < 0:
                 if out:
                     self._held = out
@@ -258,7 +262,7 @@ cdef class Consumer(_Handle):
                 if out:
                     self._held = out
                 self._raise_pending()
-            if len(out) >= num_messages or wait == 0:
+            if len(out) >= num_messages or wait == 0 or self._evicted():
                 return out
             try:
                 PyErr_CheckSignals()
@@ -290,8 +294,10 @@ cdef class Consumer(_Handle):
             _check(rd_kafka_commit(self._rk, c, 1))
             return None
         res.err, res.offsets = RD_KAFKA_RESP_ERR_NO_ERROR, NULL
+        self._users += 1
         with nogil:
             err = rd_kafka_commit_queue(self._rk, c, NULL, _sync_commit_cb, &res)
+        self._users -= 1
         cdef _PartList result = _PartList.adopt(res.offsets)
         _check(err if err else res.err, "Commit failed")
         return result.to_py()
@@ -302,8 +308,10 @@ cdef class Consumer(_Handle):
         cdef _PartList pl = _PartList.from_py(partitions, False)
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_resp_err_t err
+        self._users += 1
         with nogil:
             err = rd_kafka_committed(self._rk, pl.ptr, tmout)
+        self._users -= 1
         _check(err)
         return pl.to_py()
 
@@ -333,8 +341,10 @@ cdef class Consumer(_Handle):
             raise TypeError("seek() takes a TopicPartition")
         cdef _PartList pl = _PartList.from_py([partition])
         cdef rd_kafka_error_t *error
+        self._users += 1
         with nogil:
             error = rd_kafka_seek_partitions(self._rk, pl.ptr, -1)
+        self._users -= 1
         _check_error(error)
         if pl.ptr.elems[0].err:
             _check(pl.ptr.elems[0].err)
@@ -363,9 +373,11 @@ cdef class Consumer(_Handle):
         if cached:
             err = rd_kafka_get_watermark_offsets(self._rk, ctopic, tp.partition, &low, &high)
         else:
+            self._users += 1
             with nogil:
                 err = rd_kafka_query_watermark_offsets(self._rk, ctopic, tp.partition, &low,
                                                        &high, tmout)
+            self._users -= 1
         _check(err)
         return (low, high)
 
@@ -376,8 +388,10 @@ cdef class Consumer(_Handle):
         cdef _PartList pl = _PartList.from_py(partitions)
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_resp_err_t err
+        self._users += 1
         with nogil:
             err = rd_kafka_offsets_for_times(self._rk, pl.ptr, tmout)
+        self._users -= 1
         _check(err)
         return pl.to_py()
 
@@ -416,6 +430,7 @@ cdef class Consumer(_Handle):
         rebalance callbacks, and free the consumer. Closing twice is harmless."""
         if self._forget_if_forked() or self._rk == NULL:
             return
+        self._begin_close()
         cdef rd_kafka_resp_err_t err
         with nogil:
             err = rd_kafka_consumer_close(self._rk)

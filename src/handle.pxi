@@ -59,6 +59,9 @@ cdef class _Handle:
     cdef object _oauth_cb
     cdef object _logger
     cdef bint _quiet            # being destroyed by GC: callbacks do nothing
+    cdef int _users             # calls now inside a GIL-free librdkafka call
+    cdef bint _closing          # close() has begun (in thread _closer)
+    cdef unsigned long _closer
     cdef int _pid
     cdef _TopicNames _names
 
@@ -111,8 +114,26 @@ cdef class _Handle:
         return 0
 
     cdef inline int _ensure_open(self) except -1:
-        if self._rk == NULL:
+        if self._rk == NULL or self._evicted():
             raise RuntimeError("%s has been closed" % type(self).__name__)
+        return 0
+
+    cdef inline bint _evicted(self) noexcept:
+        """True in any thread but the closing one once close() has begun: waits end early."""
+        return self._closing and PyThread_get_thread_ident() != self._closer
+
+    def _users_waiting(self):
+        """How many calls are inside a GIL-free librdkafka call right now (for tests)."""
+        return self._users
+
+    cdef int _begin_close(self) except -1:
+        """Stop other threads' calls (their GIL-free waits end within one chunk) and wait until
+        none is inside librdkafka, so the handle can be freed under nobody's feet."""
+        self._closing = True
+        self._closer = PyThread_get_thread_ident()
+        while self._users:
+            with nogil:
+                usleep(2000)
         return 0
 
     cdef bint _forget_if_forked(self) noexcept:
@@ -211,8 +232,10 @@ cdef class _Handle:
             if rkt == NULL:
                 _check(rd_kafka_last_error(), "invalid topic %r" % topic)
         try:
+            self._users += 1
             with nogil:
                 err = rd_kafka_metadata(self._rk, rkt == NULL, rkt, &md, tmout)
+            self._users -= 1
             _check(err, "Failed to get metadata")
             cm = _metadata_to_py(md)
             # Not part of rd_kafka_metadata_t; librdkafka caches both from that response.

@@ -328,7 +328,7 @@ cdef class Producer(_Handle):
         cdef int wait
         cdef rd_kafka_event_t *ev
         cdef rd_kafka_queue_t *q = self._queue
-        while self._exc is None:
+        while self._exc is None and not self._evicted():
             ev = rd_kafka_queue_poll(q, 0)
             if ev == NULL:
                 if served or nowait:
@@ -336,8 +336,10 @@ cdef class Producer(_Handle):
                 wait = _chunk_ms(deadline)
                 if wait == 0:
                     break
+                self._users += 1
                 with nogil:
                     ev = rd_kafka_queue_poll(q, wait)
+                self._users -= 1
                 if ev == NULL:
                     self._raise_pending()
                     PyErr_CheckSignals()
@@ -366,16 +368,18 @@ cdef class Producer(_Handle):
         cdef rd_kafka_event_t *ev
         cdef int wait
         self._serve(0, True)
-        while rd_kafka_outq_len(rk) > 0:
+        while rd_kafka_outq_len(rk) > 0 and not self._evicted():
             wait = _chunk_ms(deadline)
             if wait == 0:
                 break
+            self._users += 1
             with nogil:
                 ev = rd_kafka_queue_poll(q, 0)
                 if ev == NULL:
                     # While rd_kafka_flush() runs the brokers send at once, ignoring linger.ms.
                     rd_kafka_flush(rk, 1)
                     ev = rd_kafka_queue_poll(q, wait)
+            self._users -= 1
             if ev != NULL:
                 self._serve_event(ev)
                 self._serve(0, True)
@@ -391,8 +395,10 @@ cdef class Producer(_Handle):
                           | (RD_KAFKA_PURGE_F_INFLIGHT if in_flight else 0)
                           | (0 if blocking else RD_KAFKA_PURGE_F_NON_BLOCKING))
         cdef rd_kafka_resp_err_t err
+        self._users += 1
         with nogil:
             err = rd_kafka_purge(self._rk, flags)
+        self._users -= 1
         _check(err)
 
     def __len__(self):
@@ -408,8 +414,10 @@ cdef class Producer(_Handle):
         self._ensure_open()
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_error_t *error
+        self._users += 1
         with nogil:
             error = rd_kafka_init_transactions(self._rk, tmout)
+        self._users -= 1
         _check_error(error)
 
     def begin_transaction(self):
@@ -427,9 +435,11 @@ cdef class Producer(_Handle):
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_error_t *error
         _check_error(rd_kafka_consumer_group_metadata_read(&cgmd, <const char *>data, len(data)))
+        self._users += 1
         with nogil:
             error = rd_kafka_send_offsets_to_transaction(self._rk, pl.ptr, cgmd, tmout)
             rd_kafka_consumer_group_metadata_destroy(cgmd)
+        self._users -= 1
         _check_error(error)
 
     def commit_transaction(self, timeout=-1):
@@ -439,8 +449,10 @@ cdef class Producer(_Handle):
         self.flush(timeout)
         cdef int tmout = -1 if deadline < 0 else max(0, <int>((deadline - _monotonic()) * 1000))
         cdef rd_kafka_error_t *error
+        self._users += 1
         with nogil:
             error = rd_kafka_commit_transaction(self._rk, tmout)
+        self._users -= 1
         _check_error(error)
 
     def abort_transaction(self, timeout=-1):
@@ -460,8 +472,10 @@ cdef class Producer(_Handle):
         while True:
             wait = min(_chunk_ms(deadline), step)
             step = min(step * 2, CHUNK_MS)
+            self._users += 1
             with nogil:
                 error = rd_kafka_abort_transaction(self._rk, wait)
+            self._users -= 1
             if (error == NULL or wait == 0
                     or rd_kafka_error_code(error) != RD_KAFKA_RESP_ERR__TIMED_OUT
                     or not rd_kafka_error_is_retriable(error)):
@@ -482,6 +496,7 @@ cdef class Producer(_Handle):
             return
         if self._rk == NULL:
             return
+        self._begin_close()
         if self.flush(timeout):
             self.purge(True, True, True)
             self.flush(-1)

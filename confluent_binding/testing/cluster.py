@@ -537,6 +537,10 @@ class KafkaCluster(_TopicAdmin):
             # one's session expires (default 9 s); keep that short for fault tests.
             "broker.heartbeat.interval.ms": "1000",
             "broker.session.timeout.ms": "4000",
+            # KIP-848 groups: members heartbeat every 5 s by default, so every rebalance
+            # waits that long; a test broker answers faster.
+            "group.consumer.min.heartbeat.interval.ms": "500",
+            "group.consumer.heartbeat.interval.ms": "500",
             "share.coordinator.state.topic.replication.factor": "1",
             "share.coordinator.state.topic.min.isr": "1",
             "share.coordinator.state.topic.num.partitions": "1",

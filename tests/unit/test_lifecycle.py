@@ -460,3 +460,46 @@ def test_close_reports_outstanding_as_purged():
     p.produce("t", b"x", on_delivery=lambda e, m: errs.append(e.code()))
     p.close(0)
     assert errs == [KafkaError._PURGE_QUEUE]
+
+
+@pytest.mark.parametrize("kind", ["producer", "consumer"])
+def test_close_while_other_threads_wait(kind):
+    """close() from one thread while others wait in poll(): their waits end, later calls raise
+    RuntimeError, and the handle is freed only once nobody is inside librdkafka."""
+    import threading
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    conf = {"bootstrap.servers": "127.0.0.1:%d" % port, "log_level": 0}
+    if kind == "producer":
+        h = confluent_binding.Producer(conf)
+    else:
+        h = confluent_binding.Consumer(dict(conf, **{"group.id": "g"}))
+        h.subscribe(["t"])
+    waiting = threading.Barrier(4)
+    outcomes = []
+
+    def worker():
+        waiting.wait()
+        try:
+            while True:
+                h.poll(5.0)
+        except RuntimeError as exc:
+            outcomes.append(str(exc))
+
+    threads = [threading.Thread(target=worker) for _ in range(3)]
+    for t in threads:
+        t.start()
+    waiting.wait()
+    deadline = time.monotonic() + 10
+    while h._users_waiting() < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert h._users_waiting() == 3
+    t0 = time.monotonic()
+    h.close()
+    assert time.monotonic() - t0 < 1.0
+    for t in threads:
+        t.join(5)
+    assert not any(t.is_alive() for t in threads)
+    assert outcomes == ["%s has been closed" % type(h).__name__] * 3
