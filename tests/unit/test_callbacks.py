@@ -2,9 +2,9 @@
 and an exception a callback raises comes out of that call unchanged (never a SystemError),
 while what was not served yet is served by the next call."""
 
+import functools
 import json
 import logging
-import socket
 import sys
 import threading
 import time
@@ -12,37 +12,23 @@ import traceback
 
 import pytest
 
+import helpers
 from confluent_binding import Consumer, KafkaError, Producer, TopicPartition
+from helpers import mock
+
+
+unreachable = functools.partial(helpers.unreachable, **{"reconnect.backoff.ms": 10,
+                                                          "reconnect.backoff.max.ms": 50})
 
 
 class Boom(Exception):
     pass
 
 
-def closed_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def unreachable(**extra):
-    conf = {"bootstrap.servers": "127.0.0.1:%d" % closed_port(), "log_level": 0,
-            "message.timeout.ms": 60000, "reconnect.backoff.ms": 10,
-            "reconnect.backoff.max.ms": 50}
-    conf.update(extra)
-    return conf
-
-
 def oauth_conf(**extra):
     return unreachable(**{"security.protocol": "SASL_PLAINTEXT",
                           "sasl.mechanisms": "OAUTHBEARER",
                           "sasl.oauthbearer.config": "scope=test principal=me"}, **extra)
-
-
-def mock(**extra):
-    conf = {"test.mock.num.brokers": 1, "log_level": 0}
-    conf.update(extra)
-    return conf
 
 
 def from_callback(exc, func):

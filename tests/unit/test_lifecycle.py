@@ -4,7 +4,6 @@ handles refuse work, and per-message callback references are given back exactly 
 import gc
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -14,25 +13,7 @@ import pytest
 
 import confluent_binding
 from confluent_binding import Consumer, KafkaError, Producer, TopicPartition
-
-
-def closed_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def unreachable(**extra):
-    conf = {"bootstrap.servers": "127.0.0.1:%d" % closed_port(), "log_level": 0,
-            "message.timeout.ms": 60000}
-    conf.update(extra)
-    return conf
-
-
-def mock(**extra):
-    conf = {"test.mock.num.brokers": 1, "log_level": 0}
-    conf.update(extra)
-    return conf
+from helpers import closed_port, mock, unreachable
 
 
 def run_child(code, timeout=60):
@@ -468,10 +449,7 @@ def test_close_while_other_threads_wait(kind):
     RuntimeError, and the handle is freed only once nobody is inside librdkafka."""
     import threading
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    conf = {"bootstrap.servers": "127.0.0.1:%d" % port, "log_level": 0}
+    conf = {"bootstrap.servers": "127.0.0.1:%d" % closed_port(), "log_level": 0}
     if kind == "producer":
         h = confluent_binding.Producer(conf)
     else:

@@ -2,35 +2,20 @@
 librdkafka's built-in mock cluster (``test.mock.num.brokers``) where a broker's answer is
 needed."""
 
-import socket
+import functools
 import sys
 import threading
 
 import pytest
 
 from confluent_binding import KafkaError, KafkaException, Producer, TopicPartition
+import helpers
+from helpers import mock
+
+
+unreachable = functools.partial(helpers.unreachable, **{"message.timeout.ms": 200})
 
 N = 10
-
-
-def closed_port():
-    """A loopback port nothing listens on (bound once, then closed)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def unreachable(**extra):
-    conf = {"bootstrap.servers": "127.0.0.1:%d" % closed_port(), "message.timeout.ms": 200,
-            "log_level": 0}
-    conf.update(extra)
-    return conf
-
-
-def mock(**extra):
-    conf = {"test.mock.num.brokers": 1, "log_level": 0}
-    conf.update(extra)
-    return conf
 
 
 class Reports:

@@ -10,7 +10,6 @@ GIL: a counter thread keeps counting while the main thread waits in one of these
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -21,16 +20,11 @@ import pytest
 
 import confluent_binding
 from confluent_binding import Consumer, KafkaException, Producer
+from helpers import closed_port
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="uses /proc and SIGINT")
 
 MAX_DELAY = 0.5
-
-
-def closed_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def child_env():

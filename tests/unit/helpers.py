@@ -1,0 +1,25 @@
+"""Client configurations shared by the unit tests: no broker at all, or librdkafka's in-process
+mock cluster."""
+import socket
+
+
+def closed_port():
+    """A loopback port nothing listens on (bound once, then closed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def unreachable(**extra):
+    """A configuration whose bootstrap server refuses connections."""
+    conf = {"bootstrap.servers": "127.0.0.1:%d" % closed_port(), "log_level": 0,
+            "message.timeout.ms": 60000}
+    conf.update(extra)
+    return conf
+
+
+def mock(**extra):
+    """A configuration using librdkafka's mock cluster (one broker)."""
+    conf = {"test.mock.num.brokers": 1, "log_level": 0}
+    conf.update(extra)
+    return conf
