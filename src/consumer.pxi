@@ -186,14 +186,15 @@ cdef class Consumer(_Handle):
         self._ensure_open()
         if self._held:
             return self._held.pop(0)
-        cdef double deadline = _deadline(timeout)
-        cdef rd_kafka_message_t *rkm
         cdef rd_kafka_t *rk = self._rk
+        # First a non-blocking look with the GIL held: when messages are waiting (the common
+        # case under load) there is no GIL release and no clock reading at all.
+        cdef rd_kafka_message_t *rkm = rd_kafka_consumer_poll(rk, 0)
+        if rkm != NULL and self._exc is None:
+            return self._to_message(rkm)
+        cdef double deadline = _deadline(timeout)
         cdef int wait
         cdef Message m
-        # First a non-blocking look with the GIL held: when messages are waiting (the common
-        # case under load) no GIL release is needed at all.
-        rkm = rd_kafka_consumer_poll(rk, 0)
         while True:
             wait = 0 if rkm != NULL or self._exc is not None else _chunk_ms(deadline)
             if wait:
@@ -228,30 +229,30 @@ cdef class Consumer(_Handle):
             self._batch_size = num_messages if self._batch != NULL else 0
             if self._batch == NULL:
                 raise MemoryError()
-        cdef double deadline = _deadline(timeout)
         cdef rd_kafka_queue_t *q = self._queue
         cdef rd_kafka_message_t **batch = self._batch
-        cdef ssize_t n, i
+        cdef ssize_t i
         cdef size_t want
         cdef int wait
-        cdef list out = []
+        # First a non-blocking look with the GIL held: a prefetched full batch costs no GIL
+        # release and no clock reading.
+        cdef ssize_t n = rd_kafka_consume_batch_queue(q, 0, batch, num_messages)
+        cdef list out = [self._to_message(batch[i]) for i in range(n)]
+        if n == num_messages and self._exc is None:
+            return out
+        cdef double deadline = _deadline(timeout)
         # Fill the batch over several GIL-free chunks (Ctrl-C is checked between them): a
         # chunk that brought some messages does not end the call before the timeout.
-        cdef bint first = True
         while True:
+            wait = _chunk_ms(deadline)
             want = num_messages - len(out)
-            if first:   # non-blocking, GIL held: a prefetched full batch costs no GIL release
-                first = False
-                wait = _chunk_ms(deadline)   # 0 only for timeout=0: this look is then the last
-                n = rd_kafka_consume_batch_queue(q, 0, batch, want)
-                if n == 0:
-                    continue
-            else:
-                wait = _chunk_ms(deadline)
+            if wait and self._exc is None and not self._evicted():
                 self._users += 1
                 with nogil:
                     n = rd_kafka_consume_batch_queue(q, wait, batch, want)
                 self._users -= 1
+            else:
+                n = 0
             if n < 0:
                 if out:
                     self._held = out
