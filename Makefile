@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-EXT_SOURCES := $(wildcard src/*.pyx src/*.pxi src/*.pxd) setup.py
+EXT_SOURCES := $(wildcard src/*.pyx src/*.pxi src/*.pxd src/*.h) setup.py
 STAMP_EXT := build/.ext-stamp
 PYTEST_ARGS ?=
 # The extension is built in place: run everything against this checkout.

@@ -24,28 +24,33 @@ def librdkafka_flags():
     if (include / "librdkafka" / "rdkafka.h").exists():
         static = lib / "librdkafka.a"
         if static.exists() and os.environ.get("RDKAFKA_DYNAMIC") != "1":
-            return dict(include_dirs=[str(include)], extra_objects=[str(static)],
-                        libraries=RDKAFKA_DEPS, extra_link_args=["-Wl,--exclude-libs,ALL"])
-        return dict(include_dirs=[str(include)], library_dirs=[str(lib)], libraries=["rdkafka"],
+            flags = dict(include_dirs=[str(include), "src"], extra_objects=[str(static)],
+                         libraries=RDKAFKA_DEPS, extra_link_args=["-Wl,--exclude-libs,ALL"])
+            # The source tree build.sh configured and built this very archive from: its
+            # internal headers let src/rdkafka_fast.h skip slow public calls on hot paths.
+            tree = HERE / "librdkafka-build" / "work" / "librdkafka" / "src"
+            if "RDKAFKA_PREFIX" not in os.environ and (tree / "rdkafka_msg.h").exists():
+                flags["include_dirs"].append(str(tree))
+                flags["define_macros"] = [("CB_RDKAFKA_INTERNALS", "1")]
+            return flags
+        return dict(include_dirs=[str(include), "src"], library_dirs=[str(lib)], libraries=["rdkafka"],
                     runtime_library_dirs=[str(lib)])
     try:
         cflags = subprocess.check_output(["pkg-config", "--cflags", "rdkafka"], text=True)
         libs = subprocess.check_output(["pkg-config", "--libs", "rdkafka"], text=True)
     except (OSError, subprocess.CalledProcessError):
         raise SystemExit("librdkafka not found: run librdkafka-build/build.sh or set RDKAFKA_PREFIX")
-    return dict(extra_compile_args=shlex.split(cflags), extra_link_args=shlex.split(libs))
+    return dict(include_dirs=["src"], extra_compile_args=shlex.split(cflags),
+                extra_link_args=shlex.split(libs))
 
 
 directives = {}
 if os.environ.get("CB_LINETRACE") == "1":
     directives["linetrace"] = True
 
-ext = Extension(
-    "confluent_binding._core",
-    sources=["src/_core.pyx"],
-    define_macros=[("CYTHON_TRACE_NOGIL", "1")] if directives else [],
-    **librdkafka_flags(),
-)
+flags = librdkafka_flags()
+flags.setdefault("define_macros", []).extend([("CYTHON_TRACE_NOGIL", "1")] if directives else [])
+ext = Extension("confluent_binding._core", sources=["src/_core.pyx"], **flags)
 
 setup(
     ext_modules=cythonize(

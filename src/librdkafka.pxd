@@ -373,3 +373,7 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
 
     rd_kafka_error_t *rd_kafka_sasl_set_credentials(rd_kafka_t *rk, const char *username,
                                                     const char *password)
+
+
+cdef extern from "rdkafka_fast.h" nogil:
+    bint cb_message_may_have_headers(const rd_kafka_message_t *rkmessage)

@@ -134,7 +134,8 @@ cdef list _headers_from_c(const rd_kafka_message_t *rkm):
     cdef const char *name
     cdef const void *val
     cdef size_t size
-    if rd_kafka_message_headers(rkm, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR:
+    if (not cb_message_may_have_headers(rkm)
+            or rd_kafka_message_headers(rkm, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR):
         return None
     out = []
     while rd_kafka_header_get_all(hdrs, i, &name, &val, &size) == RD_KAFKA_RESP_ERR_NO_ERROR:
