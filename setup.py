@@ -29,7 +29,8 @@ def librdkafka_flags():
             # The source tree build.sh configured and built this very archive from: its
             # internal headers let src/rdkafka_fast.h skip slow public calls on hot paths.
             tree = HERE / "librdkafka-build" / "work" / "librdkafka" / "src"
-            if "RDKAFKA_PREFIX" not in os.environ and (tree / "rdkafka_msg.h").exists():
+            own = Path(prefix).resolve() == (HERE / "librdkafka-build" / "prefix").resolve()
+            if own and (tree / "rdkafka_msg.h").exists():
                 flags["include_dirs"].append(str(tree))
                 flags["define_macros"] = [("CB_RDKAFKA_INTERNALS", "1")]
             return flags
