@@ -163,6 +163,23 @@ class Run:
         if seq != index:
             self.problem("message #%d carries sequence %r" % (index, seq))
 
+    def account_batches(self, batches, n: int):
+        """Check and count the per-partition record lists of one batch poll (kafka-python,
+        aiokafka): returns (messages so far, bytes in these batches)."""
+        nbytes = 0
+        for records in batches:
+            if not records:
+                continue
+            for r in records:
+                nbytes += len(r.value)
+            self.checkpoint(n, records[0].offset, records[0].value)
+            k = len(records)
+            if records[-1].offset != n + k - 1:
+                self.problem("batch at #%d: last offset %d, expected %d (lost or duplicated)"
+                             % (n, records[-1].offset, n + k - 1))
+            n += k
+        return n, nbytes
+
     def finish(self, **extra) -> None:
         self.out.update(extra)
         self.out["cpu_seconds_total"] = cpu_seconds()

@@ -139,17 +139,8 @@ def consume_batch(run: Run) -> None:
     while True:
         if got:
             idle_since = None
-            for records in got.values():
-                if not records:
-                    continue
-                for r in records:
-                    nbytes += len(r.value)
-                run.checkpoint(n, records[0].offset, records[0].value)
-                k = len(records)
-                if records[-1].offset != n + k - 1:
-                    run.problem("batch at #%d: last offset %d, expected %d (lost or duplicated)"
-                                % (n, records[-1].offset, n + k - 1))
-                n += k
+            n, b = run.account_batches(got.values(), n)
+            nbytes += b
             if n >= next_sample:
                 run.sample(n)
                 next_sample += rss_every
