@@ -458,16 +458,8 @@ class KafkaCluster(_TopicAdmin):
         **extra: Any,
     ) -> Dict[str, Any]:
         """librdkafka config for the SASL_PLAINTEXT listener."""
-        conf: Dict[str, Any] = {
-            "bootstrap.servers": self.sasl_bootstrap_servers,
-            "security.protocol": "SASL_PLAINTEXT",
-            "sasl.mechanisms": mechanism,
-            "sasl.username": username,
-            "sasl.password": SASL_USERS.get(username, "") if password is None else password,
-        }
-        conf.update(_config or {})
-        conf.update(_librdkafka_keys(extra))
-        return conf
+        return self._sasl_config("SASL_PLAINTEXT", self.sasl_bootstrap_servers, mechanism,
+                                 username, password, _config, extra)
 
     def sasl_ssl_client_config(
         self,
@@ -478,15 +470,22 @@ class KafkaCluster(_TopicAdmin):
         **extra: Any,
     ) -> Dict[str, Any]:
         """librdkafka config for the SASL_SSL listener (needs ``ssl=True, sasl=True``)."""
+        return self._sasl_config("SASL_SSL", self.sasl_ssl_bootstrap_servers, mechanism,
+                                 username, password, _config, extra)
+
+    def _sasl_config(self, protocol: str, servers: str, mechanism: str, username: str,
+                     password: Optional[str], config: Optional[Mapping[str, Any]],
+                     extra: Mapping[str, Any]) -> Dict[str, Any]:
         conf: Dict[str, Any] = {
-            "bootstrap.servers": self.sasl_ssl_bootstrap_servers,
-            "security.protocol": "SASL_SSL",
+            "bootstrap.servers": servers,
+            "security.protocol": protocol,
             "sasl.mechanisms": mechanism,
             "sasl.username": username,
             "sasl.password": SASL_USERS.get(username, "") if password is None else password,
         }
-        conf.update(self._ssl_settings(False))
-        conf.update(_config or {})
+        if protocol == "SASL_SSL":
+            conf.update(self._ssl_settings(False))
+        conf.update(config or {})
         conf.update(_librdkafka_keys(extra))
         return conf
 

@@ -1,0 +1,80 @@
+"""SSL and SASL (PLAIN, SCRAM) against a real broker with those listeners."""
+import uuid
+
+import pytest
+
+import confluent_binding as kafka
+from confluent_binding.testing import KafkaCluster
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def secure_cluster(tmp_path_factory):
+    with KafkaCluster(ssl=True, sasl=True, workdir=tmp_path_factory.mktemp("secure")) as c:
+        yield c
+
+
+def _round_trip(conf, topic):
+    reports = []
+    p = kafka.Producer(conf)
+    p.produce(topic, b"secret", b"k", headers=[("h", b"v")],
+              on_delivery=lambda err, msg: reports.append((err, msg.offset())))
+    assert p.flush(30) == 0
+    p.close()
+    assert reports == [(None, 0)]
+    c = kafka.Consumer(dict(conf, **{"group.id": uuid.uuid4().hex,
+                                     "auto.offset.reset": "earliest"}))
+    c.subscribe([topic])
+    try:
+        for _ in range(30):
+            m = c.poll(1.0)
+            if m is not None:
+                assert m.error() is None, m.error()
+                return (m.key(), m.value(), m.headers(), m.offset())
+    finally:
+        c.close()
+    pytest.fail("nothing consumed")
+
+
+@pytest.mark.parametrize("listener", [
+    "ssl", "ssl-client-cert", "plain", "scram-256", "scram-512", "sasl-ssl-scram-512"])
+def test_round_trip_over_secured_listener(secure_cluster, listener):
+    c = secure_cluster
+    conf = {
+        "ssl": lambda: c.ssl_client_config(),
+        "ssl-client-cert": lambda: c.ssl_client_config(client_cert=True),
+        "plain": lambda: c.sasl_client_config("PLAIN", "alice"),
+        "scram-256": lambda: c.sasl_client_config("SCRAM-SHA-256", "alice"),
+        "scram-512": lambda: c.sasl_client_config("SCRAM-SHA-512"),
+        "sasl-ssl-scram-512": lambda: c.sasl_ssl_client_config("SCRAM-SHA-512", "alice"),
+    }[listener]()
+    topic = c.create_topic("sec-" + uuid.uuid4().hex[:8])
+    assert _round_trip(conf, topic) == (b"k", b"secret", [("h", b"v")], 0)
+
+
+@pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256"])
+def test_wrong_password_is_an_authentication_error(secure_cluster, mechanism):
+    errors = []
+    conf = secure_cluster.sasl_client_config(mechanism, "alice", "wrong-password")
+    p = kafka.Producer(dict(conf, error_cb=errors.append))
+    with pytest.raises(kafka.KafkaException) as info:
+        p.list_topics(timeout=10)
+    assert info.value.args[0].code() in (kafka.KafkaError._AUTHENTICATION,
+                                         kafka.KafkaError._TRANSPORT,
+                                         kafka.KafkaError._TIMED_OUT)
+    deadline = 50
+    while not any(e.code() == kafka.KafkaError._AUTHENTICATION for e in errors) and deadline:
+        p.poll(0.2)
+        deadline -= 1
+    assert any(e.code() == kafka.KafkaError._AUTHENTICATION for e in errors), errors
+    p.close(0)
+
+
+def test_set_sasl_credentials_fixes_a_wrong_password(secure_cluster):
+    conf = secure_cluster.sasl_client_config("SCRAM-SHA-256", "alice", "wrong-password")
+    p = kafka.Producer(dict(conf, **{"reconnect.backoff.ms": 100, "reconnect.backoff.max.ms": 200}))
+    p.set_sasl_credentials("alice", "alice-secret")
+    md = p.list_topics(timeout=20)
+    assert len(md.brokers) == 1
+    p.close()
