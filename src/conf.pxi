@@ -21,11 +21,14 @@ def _merge_conf(tuple args, dict kwargs):
             raise TypeError("expected configuration dict, not %s" % type(args[0]).__name__)
         conf.update(args[0])
     for k, v in kwargs.items():
-        conf[k if k in _PY_KEYS else k.replace("_", ".")] = v
+        conf[k if k in _KEEP_UNDERSCORES else k.replace("_", ".")] = v
     return conf
 
 
 _PY_KEYS = _COMMON_PY_KEYS | {"on_delivery", "on_commit", "delivery.report.only.error"}
+# Keyword names kept as given: the Python-only keys and librdkafka's one property spelled with
+# an underscore.
+_KEEP_UNDERSCORES = _PY_KEYS | {"log_level"}
 
 
 cdef str _conf_value(str key, value):

@@ -66,6 +66,7 @@ API_KEYS = {
     19: "CreateTopics",
     20: "DeleteTopics",
     36: "SaslAuthenticate",
+    49: "AlterClientQuotas",
 }
 
 METADATA = 3
@@ -74,6 +75,7 @@ API_VERSIONS = 18
 CREATE_TOPICS = 19
 DELETE_TOPICS = 20
 SASL_AUTHENTICATE = 36
+ALTER_CLIENT_QUOTAS = 49
 
 # Highest non-flexible version implemented here, per API key.
 _MAX_IMPLEMENTED = {
@@ -83,6 +85,7 @@ _MAX_IMPLEMENTED = {
     CREATE_TOPICS: 4,
     DELETE_TOPICS: 3,
     SASL_AUTHENTICATE: 1,
+    ALTER_CLIENT_QUOTAS: 0,
 }
 _MIN_IMPLEMENTED = {
     METADATA: 1,
@@ -91,6 +94,7 @@ _MIN_IMPLEMENTED = {
     CREATE_TOPICS: 2,
     DELETE_TOPICS: 1,
     SASL_AUTHENTICATE: 0,
+    ALTER_CLIENT_QUOTAS: 0,
 }
 
 _ERRORS = {
@@ -152,6 +156,10 @@ def _i16(v: int) -> bytes:
 
 def _i32(v: int) -> bytes:
     return struct.pack(">i", v)
+
+
+def _f64(v: float) -> bytes:
+    return struct.pack(">d", v)
 
 
 def _bool(v: bool) -> bytes:
@@ -624,6 +632,26 @@ class KafkaWireClient:
             return r.string(), r.i16()
 
         return dict(r.array(result))
+
+    def alter_client_quota(self, client_id: str, quotas: Dict[str, Optional[float]]) -> None:
+        """Set (or, for a None value, remove) quotas such as ``producer_byte_rate`` for one
+        client id."""
+        v = self.version_for(ALTER_CLIENT_QUOTAS)
+        entity = _array([_string("client-id") + _string(client_id)])
+        ops = _array([_string(k) + _f64(0.0 if q is None else q) + _bool(q is None)
+                      for k, q in quotas.items()])
+        r = self._request(ALTER_CLIENT_QUOTAS, v, _array([entity + ops]) + _bool(False))
+        r.i32()  # throttle_time_ms
+
+        def result():
+            code, message = r.i16(), r.string()
+            r.array(lambda: (r.string(), r.string()))
+            return code, message
+
+        for code, message in r.array(result):
+            if code:
+                raise KafkaProtocolError("AlterClientQuotas: %s %s"
+                                         % (error_name(code), message or ""), code)
 
     # -- conveniences ---------------------------------------------------------
 

@@ -134,10 +134,17 @@ def _find_java(java: Optional[str]) -> str:
     return found
 
 
+# Keys that keep their underscores: the clients' Python-only keys and librdkafka's log_level.
+_PYTHON_KEYS = {"error_cb", "stats_cb", "throttle_cb", "oauth_cb", "logger", "on_delivery",
+                "on_commit", "log_level"}
+
+
 def _librdkafka_keys(extra: Mapping[str, Any]) -> Dict[str, Any]:
     """Keyword names without a dot use ``_`` for ``.`` (``group_id=`` ->
-    ``group.id``); dotted names (``**{"linger.ms": 5}``) are kept as given."""
-    return {(k if "." in k else k.replace("_", ".")): v for k, v in extra.items()}
+    ``group.id``); dotted names (``**{"linger.ms": 5}``) and the Python-only keys
+    (``error_cb=``, ``on_delivery=``, ...) and ``log_level`` are kept as given."""
+    return {(k if "." in k or k in _PYTHON_KEYS else k.replace("_", ".")): v
+            for k, v in extra.items()}
 
 
 def _ssl_context_from_config(conf: Mapping[str, Any]) -> Optional[_ssl.SSLContext]:

@@ -288,3 +288,11 @@ def test_conf_reusable_for_many_clients():
     for p in clients:
         p.close()
     assert "on_delivery" in conf and "error_cb" in conf
+
+
+def test_log_level_keyword_keeps_its_underscore():
+    # log_level is the one librdkafka property spelled with an underscore.
+    Producer({"bootstrap.servers": "127.0.0.1:1"}, log_level=0).close(0)
+    with pytest.raises(KafkaException) as info:
+        Producer({"bootstrap.servers": "127.0.0.1:1"}, log_level="loud")
+    assert info.value.args[0].code() == KafkaError._INVALID_ARG

@@ -1,0 +1,38 @@
+"""throttle_cb against a real broker: a client-id quota makes the broker throttle the producer."""
+import threading
+import time
+import uuid
+
+import pytest
+
+import confluent_binding as kafka
+
+pytestmark = pytest.mark.integration
+
+
+def test_throttle_cb_served_in_poll_on_the_calling_thread(kafka_cluster, topic):
+    client_id = "throttled-" + uuid.uuid4().hex[:8]
+    with kafka_cluster.wire_client() as wire:
+        wire.alter_client_quota(client_id, {"producer_byte_rate": 1024.0})
+    events = []
+    p = kafka.Producer(kafka_cluster.client_config(
+        **{"client.id": client_id, "log_level": 0},
+        throttle_cb=lambda ev: events.append((ev, threading.get_ident()))))
+    try:
+        for _ in range(20):
+            p.produce(topic, b"x" * 10_000)
+        assert p.flush(60) == 0
+        assert events == [] or all(t == threading.get_ident() for _, t in events)
+        deadline = time.monotonic() + 30
+        while not events and time.monotonic() < deadline:
+            p.poll(0.2)
+        assert events, "no throttle event"
+        ev, thread = events[0]
+        assert thread == threading.get_ident()
+        assert isinstance(ev, kafka.ThrottleEvent)
+        assert ev.broker_id == 1 and ev.throttle_time > 0
+        assert "throttled for" in str(ev)
+    finally:
+        p.close(0)
+        with kafka_cluster.wire_client() as wire:
+            wire.alter_client_quota(client_id, {"producer_byte_rate": None})
