@@ -21,12 +21,15 @@ from ._core import (
     libversion,
 )
 from .error import ConsumeError, KafkaException, ProduceError
+from .deserializing_consumer import DeserializingConsumer
+from .serializing_producer import SerializingProducer
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Consumer", "ConsumerGroupMetadata", "KafkaError", "KafkaException", "Message", "Producer",
     "ThrottleEvent", "TopicPartition", "ConsumeError", "ProduceError",
+    "SerializingProducer", "DeserializingConsumer",
     "OFFSET_BEGINNING", "OFFSET_END", "OFFSET_INVALID", "OFFSET_STORED",
     "TIMESTAMP_CREATE_TIME", "TIMESTAMP_LOG_APPEND_TIME", "TIMESTAMP_NOT_AVAILABLE",
     "libversion", "version",

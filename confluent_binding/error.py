@@ -1,6 +1,9 @@
-"""Exceptions raised by confluent_binding (pure Python)."""
+"""Exceptions raised by confluent_binding (pure Python), as ``confluent_kafka.error``."""
 
-__all__ = ["KafkaException", "ConsumeError", "ProduceError"]
+__all__ = [
+    "KafkaException", "ConsumeError", "ProduceError", "KeySerializationError",
+    "ValueSerializationError", "KeyDeserializationError", "ValueDeserializationError",
+]
 
 
 class KafkaException(Exception):
@@ -30,3 +33,48 @@ class ConsumeError(_KafkaClientError):
 
 class ProduceError(_KafkaClientError):
     """A message could not be produced."""
+
+    def __init__(self, kafka_error, exception=None):
+        super().__init__(kafka_error, exception, None)
+
+
+# serialization's SerializationError derives from KafkaException above, so it is imported only
+# once KafkaException exists (either module may be imported first).
+from .serialization import SerializationError  # noqa: E402
+
+
+def _serde_error(code_name, exception):
+    # _core imports this module while it loads, so KafkaError is looked up when first needed
+    from ._core import KafkaError
+
+    return KafkaError(getattr(KafkaError, code_name), str(exception))
+
+
+class KeySerializationError(ProduceError, SerializationError):
+    """The key serializer raised ``exception``; the message was not produced."""
+
+    def __init__(self, exception=None):
+        super().__init__(_serde_error("_KEY_SERIALIZATION", exception), exception=exception)
+
+
+class ValueSerializationError(ProduceError, SerializationError):
+    """The value serializer raised ``exception``; the message was not produced."""
+
+    def __init__(self, exception=None):
+        super().__init__(_serde_error("_VALUE_SERIALIZATION", exception), exception=exception)
+
+
+class KeyDeserializationError(ConsumeError, SerializationError):
+    """The key deserializer raised ``exception``; ``kafka_message`` holds the raw message."""
+
+    def __init__(self, exception=None, kafka_message=None):
+        super().__init__(_serde_error("_KEY_DESERIALIZATION", exception),
+                         exception=exception, kafka_message=kafka_message)
+
+
+class ValueDeserializationError(ConsumeError, SerializationError):
+    """The value deserializer raised ``exception``; ``kafka_message`` holds the raw message."""
+
+    def __init__(self, exception=None, kafka_message=None):
+        super().__init__(_serde_error("_VALUE_DESERIALIZATION", exception),
+                         exception=exception, kafka_message=kafka_message)

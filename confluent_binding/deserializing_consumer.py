@@ -1,0 +1,74 @@
+"""DeserializingConsumer: a Consumer whose poll() runs key and value deserializers."""
+
+from ._core import Consumer
+from ._serdes import close_all, close_quietly, offer_cluster_id, take_serdes
+from .error import ConsumeError, KeyDeserializationError, ValueDeserializationError
+from .serialization import MessageField, SerializationContext
+
+__all__ = ["DeserializingConsumer"]
+
+
+class DeserializingConsumer(Consumer):
+    """A :class:`Consumer` that deserializes keys and values, as confluent-kafka's.
+
+    Extra configuration properties: ``key.deserializer`` and ``value.deserializer`` (callables
+    ``(bytes, SerializationContext) -> object``), or ``key.deserializer.builder`` /
+    ``value.deserializer.builder`` (a
+    :class:`~confluent_binding.serialization.DeserializerBuilder`; what it builds belongs to the
+    consumer and is closed by :meth:`close`).
+
+    :meth:`poll` raises :class:`ConsumeError` for an error event, and
+    :class:`KeyDeserializationError`/:class:`ValueDeserializationError` when a deserializer
+    fails (``kafka_message`` holds the raw message).
+    """
+
+    def __init__(self, conf):
+        self._key_deserializer, self._value_deserializer, self._owned_serdes, client_conf = take_serdes(
+            conf, "key.deserializer", "value.deserializer")
+        try:
+            super().__init__(client_conf)
+            offer_cluster_id(self, (self._key_deserializer, self._value_deserializer))
+        except BaseException:
+            owned, self._owned_serdes = self._owned_serdes, []
+            close_quietly(owned)
+            raise
+
+    def close(self):
+        """Close the consumer, then the deserializers it built (ready-made ones stay open)."""
+        super().close()
+        owned, self._owned_serdes = self._owned_serdes, []
+        close_all(owned)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.close()
+        return None
+
+    def poll(self, timeout=-1):
+        """The next message with its key and value deserialized, or None on timeout."""
+        msg = super().poll(timeout)
+        if msg is None:
+            return None
+        error = msg.error()
+        if error is not None:
+            raise ConsumeError(error, kafka_message=msg)
+        ctx = SerializationContext(msg.topic(), MessageField.KEY, msg.headers())
+        key = msg.key()
+        if self._key_deserializer is not None:
+            try:
+                key = self._key_deserializer(key, ctx)
+            except Exception as e:
+                raise KeyDeserializationError(exception=e, kafka_message=msg)
+        value = msg.value()
+        if self._value_deserializer is not None:
+            ctx.field = MessageField.VALUE
+            try:
+                value = self._value_deserializer(value, ctx)
+            except Exception as e:
+                raise ValueDeserializationError(exception=e, kafka_message=msg)
+        msg.set_key(key)
+        msg.set_value(value)
+        return msg
+
+    def consume(self, num_messages=1, timeout=-1):
+        """Not supported, as in confluent-kafka: use :meth:`poll`."""
+        raise NotImplementedError

@@ -1,0 +1,73 @@
+"""SerializingProducer: a Producer whose produce() runs key and value serializers first."""
+
+from ._core import Producer
+from ._serdes import close_all, close_quietly, offer_cluster_id, take_serdes
+from .error import KeySerializationError, ValueSerializationError
+from .serialization import MessageField, SerializationContext
+
+__all__ = ["SerializingProducer"]
+
+
+class SerializingProducer(Producer):
+    """A :class:`Producer` that serializes keys and values, as confluent-kafka's.
+
+    Extra configuration properties: ``key.serializer`` and ``value.serializer`` (callables
+    ``(obj, SerializationContext) -> bytes``), or ``key.serializer.builder`` /
+    ``value.serializer.builder`` (a :class:`~confluent_binding.serialization.SerializerBuilder`;
+    what it builds belongs to the producer and is closed by :meth:`close`). Without a serializer
+    the key or value is passed to :meth:`Producer.produce` as is.
+
+    A serializer that raises turns into :class:`KeySerializationError` or
+    :class:`ValueSerializationError` (``exception`` holds the original) and nothing is produced.
+    """
+
+    def __init__(self, conf):
+        self._key_serializer, self._value_serializer, self._owned_serdes, client_conf = take_serdes(
+            conf, "key.serializer", "value.serializer")
+        self._closed = False
+        try:
+            super().__init__(client_conf)
+            offer_cluster_id(self, (self._key_serializer, self._value_serializer))
+        except BaseException:
+            owned, self._owned_serdes = self._owned_serdes, []
+            close_quietly(owned)
+            raise
+
+    def close(self, *args, **kwargs):
+        """Close the producer, then the serializers it built (ready-made ones stay open)."""
+        result = super().close(*args, **kwargs)
+        self._closed = True
+        owned, self._owned_serdes = self._owned_serdes, []
+        close_all(owned)
+        return result
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.close()
+        return None
+
+    def produce(self, topic, key=None, value=None, partition=-1, on_delivery=None, timestamp=0,
+                headers=None):
+        """Serialize ``key`` and ``value`` (key first) and produce the message.
+
+        Raises KeySerializationError/ValueSerializationError when a serializer fails,
+        RuntimeError once closed and TypeError for a non-str topic, both before any serializer
+        runs; otherwise what :meth:`Producer.produce` raises.
+        """
+        if self._closed:
+            raise RuntimeError("Producer has been closed")
+        if not isinstance(topic, str):
+            raise TypeError("topic must be a str, not {}".format(type(topic).__name__))
+        ctx = SerializationContext(topic, MessageField.KEY, headers)
+        if self._key_serializer is not None:
+            try:
+                key = self._key_serializer(key, ctx)
+            except Exception as e:
+                raise KeySerializationError(e)
+        ctx.field = MessageField.VALUE
+        if self._value_serializer is not None:
+            try:
+                value = self._value_serializer(value, ctx)
+            except Exception as e:
+                raise ValueSerializationError(e)
+        super().produce(topic, value, key, headers=headers, partition=partition, timestamp=timestamp,
+                        on_delivery=on_delivery)
