@@ -78,3 +78,71 @@ def test_set_sasl_credentials_fixes_a_wrong_password(secure_cluster):
     md = p.list_topics(timeout=20)
     assert len(md.brokers) == 1
     p.close()
+
+
+class _Capture:
+    """Everything a client hands back to the application, as text: log lines, errors, stats."""
+
+    def __init__(self):
+        self.lines = []
+
+    def log(self, level, fmt, *args):
+        self.lines.append(fmt % args)
+
+    def error(self, err):
+        self.lines.append("%r %s" % (err, err.str()))
+
+    def stats(self, text):
+        self.lines.append(text)
+
+    def callbacks(self):
+        return {"logger": self, "error_cb": self.error, "stats_cb": self.stats,
+                "statistics.interval.ms": 100, "debug": "all"}
+
+
+def _secret_free(capture, secrets, *objects):
+    text = "\n".join(capture.lines + [repr(o) for o in objects] + [str(o) for o in objects])
+    assert capture.lines, "nothing was captured"
+    for secret in secrets:
+        assert secret not in text, "a secret appears in what the client reported"
+
+
+@pytest.mark.parametrize("password", ["right", "wrong"])
+def test_secrets_never_reach_logs_errors_stats_or_reprs(secure_cluster, password):
+    """sasl.password, ssl.key.password and sasl.oauthbearer.client.secret appear in no log
+    line (debug=all, which dumps the configuration), error, stats document, exception or
+    repr, whether authentication succeeds or fails."""
+    token = uuid.uuid4().hex
+    secrets = ["alice-secret" if password == "right" else "wrong-" + token,
+               "keypass-" + token, "oidc-" + token]
+    capture = _Capture()
+    conf = secure_cluster.sasl_ssl_client_config("SCRAM-SHA-512", "alice",
+                                                 None if password == "right" else secrets[0])
+    conf.update(capture.callbacks())
+    conf.update({"ssl.key.password": secrets[1], "sasl.oauthbearer.client.secret": secrets[2]})
+    p = kafka.Producer(conf)
+    raised = []
+    try:
+        md = p.list_topics(timeout=10)
+        assert password == "right" and len(md.brokers) == 1
+        topic = secure_cluster.create_topic("secrets-" + token[:8])
+        reports = []
+        p.produce(topic, b"v", on_delivery=lambda err, msg: reports.append((err, msg)))
+        assert p.flush(30) == 0 and reports[0][0] is None
+        objects = [p, reports[0][1]]
+    except kafka.KafkaException as exc:
+        assert password == "wrong", exc
+        raised.append(exc)
+        objects = [p, exc, exc.args[0]]
+    # serve what is left (stats, the authentication error) into the capture
+    deadline = 50
+    while deadline and not any('"brokers"' in line for line in capture.lines):
+        p.poll(0.1)
+        deadline -= 1
+    p.close(0)
+    if password == "wrong":
+        assert raised and any("_AUTHENTICATION" in line for line in capture.lines)
+    assert any("SCRAM" in line for line in capture.lines)   # the SASL exchange was logged
+    # the configuration dump was seen, the secrets in it redacted by librdkafka
+    assert any("sasl.password = [redacted]" in line for line in capture.lines)
+    _secret_free(capture, secrets, *objects)
