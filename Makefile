@@ -4,13 +4,13 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-EXT_SOURCES := $(wildcard src/*.pyx src/*.pxi src/*.pxd src/*.h) setup.py
+EXT_SOURCES := $(wildcard src/*.pyx src/includes/*.pxd src/includes/*.h) confluent_binding/_core.pxd setup.py
 STAMP_EXT := build/.ext-stamp
 PYTEST_ARGS ?=
 # The extension is built in place: run everything against this checkout.
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
-.PHONY: all demo test unit integration bench bench-quick wheel librdkafka system deps jars clean
+.PHONY: all demo test lint unit integration bench bench-quick wheel librdkafka system deps jars clean
 
 all: $(STAMP_EXT)
 
@@ -47,7 +47,14 @@ jars: system deps
 demo: system $(STAMP_EXT) jars
 	$(PY) examples/quickstart.py
 
-test: system $(STAMP_EXT) jars
+# Lint (rules in pyproject.toml): ruff for the Python, cython-lint for the Cython sources.
+LINT_PY := confluent_binding tests examples setup.py
+LINT_CY := $(wildcard src/*.pyx src/includes/*.pxd) confluent_binding/_core.pxd
+lint: $(VENV)/.deps-stamp
+	$(VENV)/bin/ruff check --no-cache $(LINT_PY)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/cython-lint $(LINT_CY)
+
+test: lint system $(STAMP_EXT) jars
 	$(PY) -m pytest tests $(PYTEST_ARGS)
 
 unit: $(STAMP_EXT)

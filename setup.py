@@ -24,24 +24,25 @@ def librdkafka_flags():
     if (include / "librdkafka" / "rdkafka.h").exists():
         static = lib / "librdkafka.a"
         if static.exists() and os.environ.get("RDKAFKA_DYNAMIC") != "1":
-            flags = dict(include_dirs=[str(include), "src"], extra_objects=[str(static)],
+            flags = dict(include_dirs=[str(include), "src/includes"], extra_objects=[str(static)],
                          libraries=RDKAFKA_DEPS, extra_link_args=["-Wl,--exclude-libs,ALL"])
             # The source tree build.sh configured and built this very archive from: its
-            # internal headers let src/rdkafka_fast.h skip slow public calls on hot paths.
+            # internal headers let src/includes/rdkafka_fast.h skip slow public calls on hot paths.
             tree = HERE / "librdkafka-build" / "work" / "librdkafka" / "src"
             own = Path(prefix).resolve() == (HERE / "librdkafka-build" / "prefix").resolve()
             if own and (tree / "rdkafka_msg.h").exists():
                 flags["include_dirs"].append(str(tree))
                 flags["define_macros"] = [("CB_RDKAFKA_INTERNALS", "1")]
             return flags
-        return dict(include_dirs=[str(include), "src"], library_dirs=[str(lib)], libraries=["rdkafka"],
-                    runtime_library_dirs=[str(lib)])
+        return dict(include_dirs=[str(include), "src/includes"], library_dirs=[str(lib)],
+                    libraries=["rdkafka"], runtime_library_dirs=[str(lib)])
     try:
         cflags = subprocess.check_output(["pkg-config", "--cflags", "rdkafka"], text=True)
         libs = subprocess.check_output(["pkg-config", "--libs", "rdkafka"], text=True)
     except (OSError, subprocess.CalledProcessError):
-        raise SystemExit("librdkafka not found: run librdkafka-build/build.sh or set RDKAFKA_PREFIX")
-    return dict(include_dirs=["src"], extra_compile_args=shlex.split(cflags),
+        raise SystemExit(
+            "librdkafka not found: run librdkafka-build/build.sh or set RDKAFKA_PREFIX")
+    return dict(include_dirs=["src/includes"], extra_compile_args=shlex.split(cflags),
                 extra_link_args=shlex.split(libs))
 
 
@@ -56,7 +57,9 @@ ext = Extension("confluent_binding._core", sources=["src/_core.pyx"], **flags)
 setup(
     ext_modules=cythonize(
         [ext],
-        include_path=["src"],
+        # src: the included implementation files and includes/; the checkout root: the package,
+        # whose confluent_binding/_core.pxd declares the module's C-level shape.
+        include_path=["src", str(HERE)],
         compiler_directives=directives,
         annotate=os.environ.get("CB_ANNOTATE") == "1",
     ),

@@ -13,7 +13,13 @@ Pure Python (standard library only); nothing here imports the compiled client.
 """
 
 from ._certs import CertError, TestCertificates, make_test_certificates
-from ._jars import DEFAULT_KAFKA_VERSION, KafkaJarsError, cache_dir, ensure_kafka_jars, find_kafka_jars
+from ._jars import (
+    DEFAULT_KAFKA_VERSION,
+    KafkaJarsError,
+    cache_dir,
+    ensure_kafka_jars,
+    find_kafka_jars,
+)
 from ._wire import ClusterMetadata, KafkaProtocolError, KafkaWireClient, TopicMetadata
 from .cluster import (
     DEFAULT_JVM_OPTS,

@@ -56,7 +56,8 @@ _USAGE = {"ec": "digitalSignature", "rsa": "digitalSignature, keyEncipherment"}
 
 def _run(cmd: List[str], cwd: Path) -> None:
     proc = subprocess.run(
-        cmd, cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        cmd, cwd=str(cwd), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     if proc.returncode != 0:
         raise CertError(
@@ -65,13 +66,16 @@ def _run(cmd: List[str], cwd: Path) -> None:
         )
 
 
-def make_test_certificates(directory: Path, days: int = 3650, key_type: str = "ec") -> TestCertificates:
+def make_test_certificates(
+    directory: Path, days: int = 3650, key_type: str = "ec"
+) -> TestCertificates:
     """Create a CA, a broker and a client certificate in ``directory``
     (``key_type`` ``"ec"`` or ``"rsa"``)."""
     newkey = _NEWKEY[key_type]
     openssl = shutil.which("openssl")
     if not openssl:
-        raise CertError("the 'openssl' command is needed for SSL test listeners (apt-get install openssl)")
+        raise CertError(
+            "the 'openssl' command is needed for SSL test listeners (apt-get install openssl)")
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     days_s = str(days)
@@ -105,7 +109,8 @@ def make_test_certificates(directory: Path, days: int = 3650, key_type: str = "e
     # Kafka PEM key store: private key followed by the certificate chain.
     keystore = d / "broker-keystore.pem"
     keystore.write_bytes(
-        (d / "broker-key.pem").read_bytes() + (d / "broker.pem").read_bytes() + (d / "ca.pem").read_bytes()
+        (d / "broker-key.pem").read_bytes() + (d / "broker.pem").read_bytes()
+        + (d / "ca.pem").read_bytes()
     )
     for p in d.glob("*-key.pem"):
         p.chmod(0o600)

@@ -497,7 +497,8 @@ class KafkaWireClient:
 
     # -- SASL ---------------------------------------------------------------
 
-    def sasl_handshake(self, mechanism: str, version: Optional[int] = None) -> Tuple[int, List[str]]:
+    def sasl_handshake(self, mechanism: str,
+                       version: Optional[int] = None) -> Tuple[int, List[str]]:
         """Send SaslHandshake; returns ``(error_code, enabled_mechanisms)``.
 
         Meant for a fresh connection made with ``sasl_mechanism=None``; after a
@@ -608,7 +609,8 @@ class KafkaWireClient:
         for name, (partitions, rf, config) in topics.items():
             if rf < 0 and v < 4:
                 rf = 1
-            cfg = [_string(k) + _string(None if val is None else str(val)) for k, val in (config or {}).items()]
+            cfg = [_string(k) + _string(None if val is None else str(val))
+                   for k, val in (config or {}).items()]
             items.append(_string(name) + _i32(partitions) + _i16(rf) + _array([]) + _array(cfg))
         body = _array(items) + _i32(timeout_ms) + _bool(validate_only)
         r = self._request(CREATE_TOPICS, v, body)
@@ -685,7 +687,8 @@ class KafkaWireClient:
             md = self.metadata([name])
             t = md.topics.get(name)
             last = t
-            if t is not None and t.ready and (partitions is None or len(t.partitions) == partitions):
+            if t is not None and t.ready and (partitions is None
+                                              or len(t.partitions) == partitions):
                 return t
             if time.monotonic() >= deadline:
                 raise TimeoutError("topic %r not ready after %.1fs: %r" % (name, timeout, last))

@@ -53,7 +53,8 @@ DEFAULT_JVM_OPTS = (
     "-Djava.awt.headless=true",
 )
 # The storage formatter is a short-lived JVM: favour start-up time.
-_TOOL_JVM_OPTS = ("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true")
+_TOOL_JVM_OPTS = ("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                  "-Djava.awt.headless=true")
 
 #: SASL users known to SASL listeners (PLAIN and both SCRAM mechanisms).
 SASL_USERS = {"admin": "admin-secret", "alice": "alice-secret"}
@@ -130,7 +131,8 @@ def _find_java(java: Optional[str]) -> str:
         return os.path.join(home, "bin", "java")
     found = shutil.which("java")
     if not found:
-        raise KafkaClusterError("'java' (17 or newer) is needed to run the Kafka broker; set JAVA_HOME or PATH")
+        raise KafkaClusterError(
+            "'java' (17 or newer) is needed to run the Kafka broker; set JAVA_HOME or PATH")
     return found
 
 
@@ -167,7 +169,8 @@ def wire_client_for(conf: Mapping[str, Any], timeout: float = 10.0) -> KafkaWire
     proto = str(conf.get("security.protocol", "PLAINTEXT")).upper()
     kwargs: Dict[str, Any] = {"timeout": timeout, "ssl_context": _ssl_context_from_config(conf)}
     if proto.startswith("SASL_"):
-        kwargs["sasl_mechanism"] = conf.get("sasl.mechanisms") or conf.get("sasl.mechanism") or "GSSAPI"
+        kwargs["sasl_mechanism"] = (conf.get("sasl.mechanisms") or conf.get("sasl.mechanism")
+                                    or "GSSAPI")
         kwargs["sasl_username"] = conf.get("sasl.username")
         kwargs["sasl_password"] = conf.get("sasl.password")
     return KafkaWireClient(str(conf["bootstrap.servers"]), **kwargs)
@@ -176,7 +179,8 @@ def wire_client_for(conf: Mapping[str, Any], timeout: float = 10.0) -> KafkaWire
 class _TopicAdmin:
     """Topic helpers over the pure-Python wire client (shared by both cluster kinds)."""
 
-    def client_config(self, _config: Optional[Mapping[str, Any]] = None, /, **extra: Any) -> Dict[str, Any]:
+    def client_config(self, _config: Optional[Mapping[str, Any]] = None, /,
+                      **extra: Any) -> Dict[str, Any]:
         raise NotImplementedError
 
     def wire_client(self, timeout: float = 10.0) -> KafkaWireClient:
@@ -228,7 +232,8 @@ class ExternalKafkaCluster(_TopicAdmin):
         self.bootstrap_servers = bootstrap_servers
         self._config = dict(config or {})
 
-    def client_config(self, _config: Optional[Mapping[str, Any]] = None, /, **extra: Any) -> Dict[str, Any]:
+    def client_config(self, _config: Optional[Mapping[str, Any]] = None, /,
+                      **extra: Any) -> Dict[str, Any]:
         conf: Dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
         conf.update(self._config)
         conf.update(_config or {})
@@ -244,7 +249,8 @@ class ExternalKafkaCluster(_TopicAdmin):
                         return
             except Exception as e:
                 if time.monotonic() >= deadline:
-                    raise KafkaClusterError("Kafka at %s not reachable: %s" % (self.bootstrap_servers, e))
+                    raise KafkaClusterError(
+                        "Kafka at %s not reachable: %s" % (self.bootstrap_servers, e))
             time.sleep(0.2)
 
     def __repr__(self) -> str:
@@ -334,7 +340,8 @@ class KafkaCluster(_TopicAdmin):
         self.version = version
         self.broker_properties = dict(broker_properties or {})
         self._owns_workdir = workdir is None
-        self.workdir = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="kafka-cluster-"))
+        self.workdir = (Path(workdir) if workdir is not None
+                        else Path(tempfile.mkdtemp(prefix="kafka-cluster-")))
         # At interpreter exit (or garbage collection): kill a leftover broker
         # and remove the directories this object created.
         self._res = _Resources()
@@ -408,7 +415,8 @@ class KafkaCluster(_TopicAdmin):
         if listener not in self.ports:
             if not self.ports:
                 raise KafkaClusterError("the cluster has not been started")
-            raise KafkaClusterError("no %s listener (construct with the matching option)" % listener)
+            raise KafkaClusterError(
+                "no %s listener (construct with the matching option)" % listener)
         return self.ports[listener]
 
     @property
@@ -428,7 +436,8 @@ class KafkaCluster(_TopicAdmin):
     def sasl_ssl_bootstrap_servers(self) -> str:
         return "127.0.0.1:%d" % self._require_started("SASL_SSL")
 
-    def client_config(self, _config: Optional[Mapping[str, Any]] = None, /, **extra: Any) -> Dict[str, Any]:
+    def client_config(self, _config: Optional[Mapping[str, Any]] = None, /,
+                      **extra: Any) -> Dict[str, Any]:
         """librdkafka config for the PLAINTEXT listener, plus ``_config`` and
         ``extra`` (keyword names use ``_`` for ``.``: ``group_id="g"``, or pass
         ``**{"linger.ms": 5}``)."""
@@ -446,11 +455,13 @@ class KafkaCluster(_TopicAdmin):
         return conf
 
     def ssl_client_config(
-        self, _config: Optional[Mapping[str, Any]] = None, /, *, client_cert: bool = False, **extra: Any
+        self, _config: Optional[Mapping[str, Any]] = None, /, *, client_cert: bool = False,
+        **extra: Any
     ) -> Dict[str, Any]:
         """librdkafka config for the SSL listener (``security.protocol=SSL``,
         ``ssl.ca.location``; with ``client_cert`` also a client certificate)."""
-        conf: Dict[str, Any] = {"bootstrap.servers": self.ssl_bootstrap_servers, "security.protocol": "SSL"}
+        conf: Dict[str, Any] = {"bootstrap.servers": self.ssl_bootstrap_servers,
+                                "security.protocol": "SSL"}
         conf.update(self._ssl_settings(client_cert))
         conf.update(_config or {})
         conf.update(_librdkafka_keys(extra))
@@ -514,7 +525,7 @@ class KafkaCluster(_TopicAdmin):
         p = self.ports
         assert self.data_dir is not None
         listeners = ["%s://127.0.0.1:%d" % (n, p[n]) for n in self._listener_names()]
-        advertised = [l for l in listeners if not l.startswith("CONTROLLER:")]
+        advertised = [x for x in listeners if not x.startswith("CONTROLLER:")]
         props: Dict[str, str] = {
             "process.roles": "broker,controller",
             "node.id": str(self.node_id),
@@ -664,7 +675,8 @@ class KafkaCluster(_TopicAdmin):
         return self.libs_dir
 
     def _format(self, java: str, libs: Path) -> None:
-        cmd = [java, *_TOOL_JVM_OPTS, *self._cds_opts(java, libs, dump=False), *self._logging_opts("tool")]
+        cmd = [java, *_TOOL_JVM_OPTS, *self._cds_opts(java, libs, dump=False),
+               *self._logging_opts("tool")]
         cmd += ["-cp", self._classpath(libs)]
         cmd += ["kafka.tools.StorageTool", "format", "--cluster-id=%s" % self.cluster_id]
         cmd += ["--config=%s" % self.properties_path]
@@ -673,12 +685,14 @@ class KafkaCluster(_TopicAdmin):
                 for mech in _SCRAM_MECHANISMS:
                     cmd += ["--add-scram", "%s=[name=%s,password=%s]" % (mech, user, pw)]
         proc = subprocess.run(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=str(self.workdir)
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            cwd=str(self.workdir),
         )
         out = proc.stdout.decode("utf-8", "replace")
         (self.workdir / "format.log").write_text(out)
         if proc.returncode != 0:
-            raise KafkaClusterError("formatting Kafka storage failed (exit %d):\n%s" % (proc.returncode, out[-4000:]))
+            raise KafkaClusterError("formatting Kafka storage failed (exit %d):\n%s"
+                                    % (proc.returncode, out[-4000:]))
 
     def start(self, timeout: float = 90) -> "KafkaCluster":
         """Start a fresh broker: new ports, empty formatted storage, new cluster id.
@@ -723,8 +737,8 @@ class KafkaCluster(_TopicAdmin):
         if self.verbose:
             print(
                 "Kafka %s ready at %s in %.1fs (format %.1fs, broker %.1fs), pid %d, log %s"
-                % (self.version, self.bootstrap_servers, self.timings["start"], self.timings["format"],
-                   self.timings["ready"], self.pid, self.log_path)
+                % (self.version, self.bootstrap_servers, self.timings["start"],
+                   self.timings["format"], self.timings["ready"], self.pid, self.log_path)
             )
         return self
 
@@ -735,7 +749,8 @@ class KafkaCluster(_TopicAdmin):
         cmd += ["-Dkafka.logs.dir=%s" % self.workdir, "-cp", self._classpath(libs)]
         cmd += ["kafka.Kafka", str(self.properties_path)]
         self._log_file = open(self.log_path, "ab")
-        self._log_file.write(b"\n=== %s: %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S").encode(), " ".join(cmd).encode()))
+        self._log_file.write(b"\n=== %s: %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S").encode(),
+                                                    " ".join(cmd).encode()))
         self._log_file.flush()
         self._proc = subprocess.Popen(
             cmd,

@@ -18,10 +18,10 @@ from confluent_binding.testing import (
     KafkaClusterError,
     KafkaProtocolError,
     KafkaWireClient,
+    _jars,
     ensure_kafka_jars,
     wire_client_for,
 )
-from confluent_binding.testing import _jars
 from confluent_binding.testing._wire import _ScramClient, parse_bootstrap_servers
 
 # ---------------------------------------------------------------------------
@@ -70,7 +70,8 @@ def test_broker_answers_metadata(kafka_cluster):
         md = c.metadata()
     assert md.brokers, md
     assert md.controller_id >= 0
-    conf = kafka_cluster.client_config(group_id="g", **{"auto.offset.reset": "earliest", "a.b_c": 1})
+    conf = kafka_cluster.client_config(group_id="g",
+                                       **{"auto.offset.reset": "earliest", "a.b_c": 1})
     assert conf["bootstrap.servers"] == kafka_cluster.bootstrap_servers
     assert conf["group.id"] == "g" and conf["auto.offset.reset"] == "earliest"
     assert conf["a.b_c"] == 1

@@ -57,8 +57,8 @@ def _produce(kafka_cluster, topic, messages):
     reports = {}
     producer = Producer(kafka_cluster.client_config(**{"linger.ms": 2}))
     for i, kw in enumerate(messages):
-        producer.produce(topic, on_delivery=lambda err, msg, i=i: reports.__setitem__(i, (err, msg)),
-                         **kw)
+        producer.produce(topic, **kw,
+                         on_delivery=lambda err, msg, i=i: reports.__setitem__(i, (err, msg)))
     assert producer.flush(30) == 0
     producer.close()
     assert len(reports) == len(messages)
@@ -267,7 +267,8 @@ def test_rebalance_callbacks_run_inside_poll_on_the_polling_thread(kafka_cluster
         calls.append(("revoke", threading.get_ident(), where["in"], parts))
 
     def body():
-        c = Consumer(_conf(kafka_cluster, protocol, _group_id(), **{"auto.offset.reset": "earliest"}))
+        c = Consumer(_conf(kafka_cluster, protocol, _group_id(),
+                           **{"auto.offset.reset": "earliest"}))
         where["in"] = "subscribe"
         c.subscribe([topic], on_assign=on_assign, on_revoke=on_revoke)
         where["in"] = None
@@ -524,7 +525,8 @@ def test_close_commits_when_auto_commit_is_on(kafka_cluster, make_topic):
     assert [t.offset for t in c.committed([tp], timeout=10)] == [OFFSET_INVALID]
     c.close()
 
-    c2 = Consumer(_conf(kafka_cluster, "cooperative-sticky", group, **{"auto.offset.reset": "earliest"}))
+    c2 = Consumer(_conf(kafka_cluster, "cooperative-sticky", group,
+                        **{"auto.offset.reset": "earliest"}))
     assert [t.offset for t in c2.committed([tp], timeout=10)] == [8]
     c2.subscribe([topic])
     rest = []
@@ -551,7 +553,8 @@ def test_store_offsets_then_commit_commits_exactly_the_stored_offsets(kafka_clus
     c.store_offsets(message=m3)
     c.store_offsets(offsets=[TopicPartition(topic, 1, 7)])
     done = c.commit(asynchronous=False)
-    assert sorted((tp.partition, tp.offset, tp.error) for tp in done) == [(0, 4, None), (1, 7, None)]
+    assert (sorted((tp.partition, tp.offset, tp.error) for tp in done)
+            == [(0, 4, None), (1, 7, None)])
     tps = [TopicPartition(topic, p) for p in range(2)]
     assert [(tp.partition, tp.offset) for tp in c.committed(tps, timeout=10)] == [(0, 4), (1, 7)]
     assert [tp.offset for tp in c.position(tps)] == [10, 10]
@@ -628,7 +631,8 @@ def test_offsets_for_times(kafka_cluster, topic):
 
     def lookup(ts):
         res = c.offsets_for_times([TopicPartition(topic, 0, ts)], timeout=10)
-        assert len(res) == 1 and res[0].error is None and (res[0].topic, res[0].partition) == (topic, 0)
+        assert len(res) == 1 and res[0].error is None
+        assert (res[0].topic, res[0].partition) == (topic, 0)
         return res[0].offset
 
     assert lookup(base - 5000) == 0

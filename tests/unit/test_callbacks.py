@@ -12,10 +12,10 @@ import traceback
 
 import pytest
 
-import helpers
 from confluent_binding import Consumer, KafkaError, Producer, TopicPartition
-from helpers import mock
 
+import helpers
+from helpers import mock
 
 unreachable = functools.partial(helpers.unreachable, **{"reconnect.backoff.ms": 10,
                                                           "reconnect.backoff.max.ms": 50})

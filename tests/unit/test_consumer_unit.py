@@ -8,8 +8,15 @@ import time
 import pytest
 
 from confluent_binding import (
-    OFFSET_BEGINNING, TIMESTAMP_CREATE_TIME, Consumer, ConsumerGroupMetadata,
-    KafkaError, KafkaException, Message, Producer, TopicPartition,
+    OFFSET_BEGINNING,
+    TIMESTAMP_CREATE_TIME,
+    Consumer,
+    ConsumerGroupMetadata,
+    KafkaError,
+    KafkaException,
+    Message,
+    Producer,
+    TopicPartition,
 )
 
 TOPIC = "ct"

@@ -13,6 +13,7 @@ import pytest
 
 import confluent_binding
 from confluent_binding import Consumer, KafkaError, Producer, TopicPartition
+
 from helpers import closed_port, mock, unreachable
 
 
@@ -471,9 +472,9 @@ def test_close_while_other_threads_wait(kind):
         t.start()
     waiting.wait()
     deadline = time.monotonic() + 10
-    while h._users_waiting() < 3 and time.monotonic() < deadline:
+    while h._calls_inside() < 3 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert h._users_waiting() == 3
+    assert h._calls_inside() == 3
     t0 = time.monotonic()
     h.close()
     assert time.monotonic() - t0 < 1.0

@@ -9,9 +9,9 @@ import threading
 import pytest
 
 from confluent_binding import KafkaError, KafkaException, Producer, TopicPartition
+
 import helpers
 from helpers import mock
-
 
 unreachable = functools.partial(helpers.unreachable, **{"message.timeout.ms": 200})
 

@@ -6,8 +6,13 @@ import pickle
 import pytest
 
 from confluent_binding import (
-    OFFSET_INVALID, TIMESTAMP_CREATE_TIME, TIMESTAMP_NOT_AVAILABLE, KafkaError, KafkaException,
-    Message, TopicPartition,
+    OFFSET_INVALID,
+    TIMESTAMP_CREATE_TIME,
+    TIMESTAMP_NOT_AVAILABLE,
+    KafkaError,
+    KafkaException,
+    Message,
+    TopicPartition,
 )
 
 # -- KafkaError --

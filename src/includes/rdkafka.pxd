@@ -1,7 +1,9 @@
-# Declarations from librdkafka/rdkafka.h, in header order, limited to what the binding uses.
+# Declarations from librdkafka/rdkafka.h (the client API: handles, configuration, messages,
+# producer, consumer, metadata, events), in header order, limited to what the binding uses.
 # Every function is nogil; callbacks handed to librdkafka are plain C function pointers and the
 # binding's trampolines take the GIL themselves (they only ever run inside a call the binding made
-# from a Python thread: poll/consume/flush/close).
+# from a Python thread: poll/consume/flush/close). Other parts of the header (the Admin API, ...)
+# get their own file next to this one.
 
 from libc.stdint cimport int32_t, int64_t
 
@@ -375,5 +377,6 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
                                                     const char *password)
 
 
+# rdkafka_fast.h: faster equivalents of public calls on hot paths.
 cdef extern from "rdkafka_fast.h" nogil:
     bint cb_message_may_have_headers(const rd_kafka_message_t *rkmessage)

@@ -1,5 +1,14 @@
 # Configuration: a Python dict -> rd_kafka_conf_t*, with the Python-only keys split off.
 
+from includes.rdkafka cimport (
+    RD_KAFKA_CONF_OK,
+    RD_KAFKA_RESP_ERR__INVALID_ARG,
+    rd_kafka_conf_destroy,
+    rd_kafka_conf_new,
+    rd_kafka_conf_set,
+    rd_kafka_conf_t,
+)
+
 # Python-only keys every client type takes; each client adds its own.
 _CALLBACK_KEYS = ("error_cb", "stats_cb", "throttle_cb", "oauth_cb")
 _COMMON_PY_KEYS = frozenset(_CALLBACK_KEYS + ("logger", "default.topic.config"))
@@ -53,10 +62,17 @@ def _pop_callable(dict conf, str key):
     return cb
 
 
-@cython.final
+cdef bint _conf_bool(object value, str key) except -1:
+    """A Python-only boolean property: a bool or 'true'/'false' (any case)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ValueError("'%s' must be a bool or 'true'/'false', not %r" % (key, value))
+
+
 cdef class _Conf:
     """Owns one rd_kafka_conf_t until rd_kafka_new() takes it."""
-    cdef rd_kafka_conf_t *ptr
 
     def __cinit__(self):
         self.ptr = rd_kafka_conf_new()

@@ -1,8 +1,23 @@
-# KafkaError and the one place that turns librdkafka results into Python exceptions.
+# KafkaError, and the helpers that turn librdkafka's errors into it: one per C error shape
+# (an rd_kafka_resp_err_t with an optional reason, an rd_kafka_error_t, an errstr buffer).
 
+from includes.rdkafka cimport (
+    RD_KAFKA_RESP_ERR_NO_ERROR,
+    rd_kafka_err2name,
+    rd_kafka_err2str,
+    rd_kafka_err_desc,
+    rd_kafka_error_code,
+    rd_kafka_error_destroy,
+    rd_kafka_error_is_fatal,
+    rd_kafka_error_is_retriable,
+    rd_kafka_error_string,
+    rd_kafka_error_t,
+    rd_kafka_error_txn_requires_abort,
+    rd_kafka_get_err_descs,
+    rd_kafka_resp_err_t,
+)
 
-cdef inline str _cstr(const char *s):
-    return None if s == NULL else s.decode("utf-8", "replace")
+from confluent_binding.error import KafkaException
 
 
 class KafkaError:
@@ -118,14 +133,23 @@ cdef int _check(rd_kafka_resp_err_t err, str context=None) except -1:
     raise KafkaException(KafkaError(<int>err, "%s: %s" % (context, text) if context else None))
 
 
+cdef object _kafka_error_of(const rd_kafka_error_t *error):
+    """KafkaError (reason and flags included) for an rd_kafka_error_t, or None for NULL.
+
+    The caller still owns error."""
+    if error == NULL:
+        return None
+    return KafkaError(<int>rd_kafka_error_code(error), _cstr(rd_kafka_error_string(error)),
+                      rd_kafka_error_is_fatal(error), rd_kafka_error_is_retriable(error),
+                      rd_kafka_error_txn_requires_abort(error))
+
+
 cdef int _check_error(rd_kafka_error_t *error) except -1:
-    """Raise KafkaException for a rd_kafka_error_t (destroying it), do nothing for NULL."""
+    """Raise KafkaException for an rd_kafka_error_t (destroying it), do nothing for NULL."""
     if error == NULL:
         return 0
     try:
-        ke = KafkaError(<int>rd_kafka_error_code(error), _cstr(rd_kafka_error_string(error)),
-                        rd_kafka_error_is_fatal(error), rd_kafka_error_is_retriable(error),
-                        rd_kafka_error_txn_requires_abort(error))
+        ke = _kafka_error_of(error)
     finally:
         rd_kafka_error_destroy(error)
     raise KafkaException(ke)

@@ -1,6 +1,78 @@
 # Producer: cached topic handles, produce without per-message allocation, delivery reports
 # served in batches (one librdkafka DR event = one produce response) on the polling thread.
 
+from cpython.buffer cimport PyBuffer_Release
+from cpython.exc cimport PyErr_CheckSignals
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.ref cimport Py_DECREF, Py_INCREF
+from libc.stdint cimport int32_t, int64_t
+
+from includes.rdkafka cimport (
+    RD_KAFKA_EVENT_DR,
+    RD_KAFKA_EVENT_ERROR,
+    RD_KAFKA_EVENT_LOG,
+    RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH,
+    RD_KAFKA_EVENT_STATS,
+    RD_KAFKA_MSG_F_COPY,
+    RD_KAFKA_PARTITION_UA,
+    RD_KAFKA_PRODUCER,
+    RD_KAFKA_PURGE_F_INFLIGHT,
+    RD_KAFKA_PURGE_F_NON_BLOCKING,
+    RD_KAFKA_PURGE_F_QUEUE,
+    RD_KAFKA_RESP_ERR_NO_ERROR,
+    RD_KAFKA_RESP_ERR__QUEUE_FULL,
+    RD_KAFKA_RESP_ERR__TIMED_OUT,
+    RD_KAFKA_VTYPE_HEADER,
+    RD_KAFKA_VTYPE_KEY,
+    RD_KAFKA_VTYPE_MSGFLAGS,
+    RD_KAFKA_VTYPE_OPAQUE,
+    RD_KAFKA_VTYPE_PARTITION,
+    RD_KAFKA_VTYPE_RKT,
+    RD_KAFKA_VTYPE_TIMESTAMP,
+    RD_KAFKA_VTYPE_VALUE,
+    rd_kafka_abort_transaction,
+    rd_kafka_begin_transaction,
+    rd_kafka_commit_transaction,
+    rd_kafka_consumer_group_metadata_destroy,
+    rd_kafka_consumer_group_metadata_read,
+    rd_kafka_consumer_group_metadata_t,
+    rd_kafka_err2str,
+    rd_kafka_error_code,
+    rd_kafka_error_destroy,
+    rd_kafka_error_is_retriable,
+    rd_kafka_error_t,
+    rd_kafka_event_config_string,
+    rd_kafka_event_destroy,
+    rd_kafka_event_error,
+    rd_kafka_event_error_is_fatal,
+    rd_kafka_event_error_string,
+    rd_kafka_event_log,
+    rd_kafka_event_message_array,
+    rd_kafka_event_stats,
+    rd_kafka_event_t,
+    rd_kafka_event_type,
+    rd_kafka_flush,
+    rd_kafka_init_transactions,
+    rd_kafka_last_error,
+    rd_kafka_message_t,
+    rd_kafka_outq_len,
+    rd_kafka_produce,
+    rd_kafka_produceva,
+    rd_kafka_purge,
+    rd_kafka_queue_get_main,
+    rd_kafka_queue_poll,
+    rd_kafka_queue_t,
+    rd_kafka_resp_err_t,
+    rd_kafka_send_offsets_to_transaction,
+    rd_kafka_t,
+    rd_kafka_topic_destroy,
+    rd_kafka_topic_new,
+    rd_kafka_topic_t,
+    rd_kafka_vu_t,
+)
+
+from collections import deque
+
 
 # The only manual reference counting in the binding: a message's on_delivery callable travels
 # through librdkafka as the message opaque. _hold() takes a reference for it; _take() gives that
@@ -16,56 +88,8 @@ cdef inline object _take(void *opaque):
     return cb
 
 
-cdef inline int _buffer(object o, Py_buffer *view, const char **p, Py_ssize_t *n,
-                        const char *what) except -1:
-    """Point p/n at o's bytes. Returns 1 when view holds a buffer to release."""
-    if o is None:
-        p[0], n[0] = NULL, 0
-        return 0
-    if PyBytes_CheckExact(o):
-        p[0], n[0] = PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o)
-        return 0
-    if isinstance(o, str):
-        p[0] = PyUnicode_AsUTF8AndSize(o, n)
-        return 0
-    try:
-        PyObject_GetBuffer(o, view, PyBUF_SIMPLE)
-    except TypeError:
-        raise TypeError("%s must be bytes, str, a buffer or None, not %s"
-                        % (what.decode(), type(o).__name__)) from None
-    p[0], n[0] = <const char *>view.buf, view.len
-    return 1
-
-
-cdef list _header_items(object headers):
-    """[(name bytes, value bytes|None)] from a list of (str, bytes|str|None) or a dict."""
-    items = headers.items() if isinstance(headers, dict) else headers
-    if not isinstance(items, (list, tuple)) and not isinstance(headers, dict):
-        raise TypeError("headers must be a list of (str, value) tuples or a dict")
-    cdef list out = []
-    for item in items:
-        if not isinstance(item, tuple) or len(item) != 2:
-            raise TypeError("each header must be a (str, value) tuple, not %r" % (item,))
-        k, v = item
-        if not isinstance(k, str):
-            raise TypeError("header names must be str, not %s" % type(k).__name__)
-        if v is not None and not isinstance(v, bytes):
-            if isinstance(v, str):
-                v = v.encode()
-            else:
-                try:
-                    v = bytes(memoryview(v))
-                except TypeError:
-                    raise TypeError("header %r: value must be bytes, str or None, not %s"
-                                    % (k, type(v).__name__)) from None
-        out.append((k.encode(), v))
-    return out
-
-
-@cython.final
 cdef class _Topic:
     """Owns one rd_kafka_topic_t, cached per topic name for the producer's lifetime."""
-    cdef rd_kafka_topic_t *rkt
 
     cdef void destroy(self) noexcept:
         if self.rkt != NULL:
@@ -87,13 +111,6 @@ cdef class Producer(_Handle):
     ``throttle_cb``, ``oauth_cb``, ``logger``. Delivery reports and all callbacks are served only
     inside ``poll()``, ``flush()`` and ``close()``, on the calling thread.
     """
-    cdef dict _topics
-    cdef object _last_topic
-    cdef rd_kafka_topic_t *_last_rkt
-    cdef object _on_delivery
-    cdef bint _dr_only_error
-    cdef object _pending          # deque of (callback, Message) not yet called
-
     def __init__(self, *args, **kwargs):
         if self._rk != NULL:
             raise RuntimeError("Producer is already initialised")
@@ -328,7 +345,7 @@ cdef class Producer(_Handle):
         cdef int wait
         cdef rd_kafka_event_t *ev
         cdef rd_kafka_queue_t *q = self._queue
-        while self._exc is None and not self._evicted():
+        while self._exc is None and not self._blocking.shuts_out():
             ev = rd_kafka_queue_poll(q, 0)
             if ev == NULL:
                 if served or nowait:
@@ -336,10 +353,9 @@ cdef class Producer(_Handle):
                 wait = _chunk_ms(deadline)
                 if wait == 0:
                     break
-                self._users += 1
-                with nogil:
-                    ev = rd_kafka_queue_poll(q, wait)
-                self._users -= 1
+                with self._blocking:
+                    with nogil:
+                        ev = rd_kafka_queue_poll(q, wait)
                 if ev == NULL:
                     self._raise_pending()
                     PyErr_CheckSignals()
@@ -368,18 +384,17 @@ cdef class Producer(_Handle):
         cdef rd_kafka_event_t *ev
         cdef int wait
         self._serve(0, True)
-        while rd_kafka_outq_len(rk) > 0 and not self._evicted():
+        while rd_kafka_outq_len(rk) > 0 and not self._blocking.shuts_out():
             wait = _chunk_ms(deadline)
             if wait == 0:
                 break
-            self._users += 1
-            with nogil:
-                ev = rd_kafka_queue_poll(q, 0)
-                if ev == NULL:
-                    # While rd_kafka_flush() runs the brokers send at once, ignoring linger.ms.
-                    rd_kafka_flush(rk, 1)
-                    ev = rd_kafka_queue_poll(q, wait)
-            self._users -= 1
+            with self._blocking:
+                with nogil:
+                    ev = rd_kafka_queue_poll(q, 0)
+                    if ev == NULL:
+                        # While rd_kafka_flush() runs the brokers send at once, ignoring linger.ms.
+                        rd_kafka_flush(rk, 1)
+                        ev = rd_kafka_queue_poll(q, wait)
             if ev != NULL:
                 self._serve_event(ev)
                 self._serve(0, True)
@@ -395,10 +410,9 @@ cdef class Producer(_Handle):
                           | (RD_KAFKA_PURGE_F_INFLIGHT if in_flight else 0)
                           | (0 if blocking else RD_KAFKA_PURGE_F_NON_BLOCKING))
         cdef rd_kafka_resp_err_t err
-        self._users += 1
-        with nogil:
-            err = rd_kafka_purge(self._rk, flags)
-        self._users -= 1
+        with self._blocking:
+            with nogil:
+                err = rd_kafka_purge(self._rk, flags)
         _check(err)
 
     def __len__(self):
@@ -414,10 +428,9 @@ cdef class Producer(_Handle):
         self._ensure_open()
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_error_t *error
-        self._users += 1
-        with nogil:
-            error = rd_kafka_init_transactions(self._rk, tmout)
-        self._users -= 1
+        with self._blocking:
+            with nogil:
+                error = rd_kafka_init_transactions(self._rk, tmout)
         _check_error(error)
 
     def begin_transaction(self):
@@ -435,11 +448,10 @@ cdef class Producer(_Handle):
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_error_t *error
         _check_error(rd_kafka_consumer_group_metadata_read(&cgmd, <const char *>data, len(data)))
-        self._users += 1
-        with nogil:
-            error = rd_kafka_send_offsets_to_transaction(self._rk, pl.ptr, cgmd, tmout)
-            rd_kafka_consumer_group_metadata_destroy(cgmd)
-        self._users -= 1
+        with self._blocking:
+            with nogil:
+                error = rd_kafka_send_offsets_to_transaction(self._rk, pl.ptr, cgmd, tmout)
+                rd_kafka_consumer_group_metadata_destroy(cgmd)
         _check_error(error)
 
     def commit_transaction(self, timeout=-1):
@@ -449,10 +461,9 @@ cdef class Producer(_Handle):
         self.flush(timeout)
         cdef int tmout = -1 if deadline < 0 else max(0, <int>((deadline - _monotonic()) * 1000))
         cdef rd_kafka_error_t *error
-        self._users += 1
-        with nogil:
-            error = rd_kafka_commit_transaction(self._rk, tmout)
-        self._users -= 1
+        with self._blocking:
+            with nogil:
+                error = rd_kafka_commit_transaction(self._rk, tmout)
         _check_error(error)
 
     def abort_transaction(self, timeout=-1):
@@ -472,10 +483,9 @@ cdef class Producer(_Handle):
         while True:
             wait = min(_chunk_ms(deadline), step)
             step = min(step * 2, CHUNK_MS)
-            self._users += 1
-            with nogil:
-                error = rd_kafka_abort_transaction(self._rk, wait)
-            self._users -= 1
+            with self._blocking:
+                with nogil:
+                    error = rd_kafka_abort_transaction(self._rk, wait)
             if (error == NULL or wait == 0
                     or rd_kafka_error_code(error) != RD_KAFKA_RESP_ERR__TIMED_OUT
                     or not rd_kafka_error_is_retriable(error)):
@@ -496,7 +506,7 @@ cdef class Producer(_Handle):
             return
         if self._rk == NULL:
             return
-        self._begin_close()
+        self._blocking.drain()
         if self.flush(timeout):
             self.purge(True, True, True)
             self.flush(-1)
@@ -513,7 +523,7 @@ cdef class Producer(_Handle):
         cdef const rd_kafka_message_t *msgs[DR_BATCH]
         cdef size_t n, i
         cdef rd_kafka_event_t *ev
-        self._quiet = True
+        self._callbacks_off = True
         self._last_topic, self._last_rkt = None, NULL
         if self._topics:
             for t in self._topics.values():
@@ -541,11 +551,3 @@ cdef int _raise_produce_error(rd_kafka_resp_err_t err) except -1:
     if err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
         raise BufferError(_cstr(rd_kafka_err2str(err)))
     _check(err, "Unable to produce message")
-
-
-cdef bint _conf_bool(object value, str key) except -1:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    raise ValueError("'%s' must be a bool or 'true'/'false', not %r" % (key, value))

@@ -1,20 +1,61 @@
 # Consumer: group membership, poll/consume with one GIL release per call, offsets, rebalance
 # callbacks served on the polling thread.
 
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.exc cimport PyErr_CheckSignals
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdint cimport int64_t
+from libc.string cimport strcmp
 
-@cython.final
-cdef class ConsumerGroupMetadata:
-    """A consumer's group metadata, for Producer.send_offsets_to_transaction()."""
-    cdef readonly bytes _data
-
-    def __reduce__(self):
-        return (_cgmd_from_bytes, (self._data,))
-
-
-def _cgmd_from_bytes(bytes data):
-    cdef ConsumerGroupMetadata m = ConsumerGroupMetadata.__new__(ConsumerGroupMetadata)
-    m._data = data
-    return m
+from includes.rdkafka cimport (
+    RD_KAFKA_CONSUMER,
+    RD_KAFKA_PARTITION_UA,
+    RD_KAFKA_RESP_ERR_NO_ERROR,
+    RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS,
+    RD_KAFKA_RESP_ERR__STATE,
+    rd_kafka_assign,
+    rd_kafka_assignment,
+    rd_kafka_assignment_lost,
+    rd_kafka_commit,
+    rd_kafka_commit_queue,
+    rd_kafka_committed,
+    rd_kafka_conf_set_offset_commit_cb,
+    rd_kafka_conf_set_rebalance_cb,
+    rd_kafka_consume_batch_queue,
+    rd_kafka_consumer_close,
+    rd_kafka_consumer_group_metadata,
+    rd_kafka_consumer_group_metadata_destroy,
+    rd_kafka_consumer_group_metadata_t,
+    rd_kafka_consumer_group_metadata_write,
+    rd_kafka_consumer_poll,
+    rd_kafka_error_t,
+    rd_kafka_get_watermark_offsets,
+    rd_kafka_incremental_assign,
+    rd_kafka_incremental_unassign,
+    rd_kafka_last_error,
+    rd_kafka_mem_free,
+    rd_kafka_memberid,
+    rd_kafka_message_destroy,
+    rd_kafka_message_t,
+    rd_kafka_offsets_for_times,
+    rd_kafka_offsets_store,
+    rd_kafka_pause_partitions,
+    rd_kafka_poll_set_consumer,
+    rd_kafka_position,
+    rd_kafka_query_watermark_offsets,
+    rd_kafka_queue_get_consumer,
+    rd_kafka_queue_t,
+    rd_kafka_rebalance_protocol,
+    rd_kafka_resp_err_t,
+    rd_kafka_resume_partitions,
+    rd_kafka_seek_partitions,
+    rd_kafka_subscribe,
+    rd_kafka_t,
+    rd_kafka_topic_partition_list_add,
+    rd_kafka_topic_partition_list_copy,
+    rd_kafka_topic_partition_list_t,
+    rd_kafka_unsubscribe,
+)
 
 
 cdef struct _CommitResult:
@@ -22,25 +63,14 @@ cdef struct _CommitResult:
     rd_kafka_topic_partition_list_t *offsets
 
 
-cdef void _sync_commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
-                          rd_kafka_topic_partition_list_t *offsets, void *opaque) noexcept nogil:
+cdef void _store_commit_result(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                               rd_kafka_topic_partition_list_t *offsets,
+                               void *opaque) noexcept nogil:
     # Pure C: runs inside rd_kafka_commit_queue() on the committing thread, without the GIL.
     cdef _CommitResult *res = <_CommitResult *>opaque
     res.err = err
     if offsets != NULL:
         res.offsets = rd_kafka_topic_partition_list_copy(offsets)
-
-
-cdef list _message_partition(object message):
-    if not isinstance(message, Message):
-        raise TypeError("message must be a Message, not %s" % type(message).__name__)
-    cdef Message m = <Message>message
-    if m._error is not None and m._value is None:
-        raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__INVALID_ARG,
-                                        "cannot use an error event's offset"))
-    tp = TopicPartition(m._topic, m._partition, m._offset + 1)
-    tp._leader_epoch = m._leader_epoch
-    return [tp]
 
 
 cdef enum:
@@ -54,15 +84,6 @@ cdef class Consumer(_Handle):
     Callbacks (on_assign/on_revoke/on_lost, on_commit, error_cb, stats_cb, throttle_cb,
     oauth_cb, logger) are served only inside ``poll()``, ``consume()`` and ``close()``.
     """
-    cdef object _on_assign
-    cdef object _on_revoke
-    cdef object _on_lost
-    cdef object _on_commit
-    cdef bint _assigned_by_callback   # the user's rebalance callback did the (un)assign itself
-    cdef object _held                  # messages received by a call that then raised
-    cdef rd_kafka_message_t **_batch
-    cdef size_t _batch_size
-
     def __init__(self, *args, **kwargs):
         if self._rk != NULL:
             raise RuntimeError("Consumer is already initialised")
@@ -72,8 +93,8 @@ cdef class Consumer(_Handle):
             raise ValueError("Failed to create consumer: group.id must be set")
         self._on_commit = _pop_callable(conf, "on_commit")
         cdef _Conf c = self._new_conf(conf, 0)
-        rd_kafka_conf_set_rebalance_cb(c.ptr, _rebalance_cb)
-        rd_kafka_conf_set_offset_commit_cb(c.ptr, _offset_commit_cb)
+        rd_kafka_conf_set_rebalance_cb(c.ptr, _rebalance_trampoline)
+        rd_kafka_conf_set_offset_commit_cb(c.ptr, _commit_trampoline)
         self._open(RD_KAFKA_CONSUMER, c)
         rd_kafka_poll_set_consumer(self._rk)
         self._queue = rd_kafka_queue_get_consumer(self._rk)
@@ -184,8 +205,8 @@ cdef class Consumer(_Handle):
         """The next message or event (a Message with error() set), or None after ``timeout``
         seconds (-1: wait forever)."""
         self._ensure_open()
-        if self._held:
-            return self._held.pop(0)
+        if self._undelivered:
+            return self._undelivered.pop(0)
         cdef rd_kafka_t *rk = self._rk
         # First a non-blocking look with the GIL held: when messages are waiting (the common
         # case under load) there is no GIL release and no clock reading at all.
@@ -198,17 +219,16 @@ cdef class Consumer(_Handle):
         while True:
             wait = 0 if rkm != NULL or self._exc is not None else _chunk_ms(deadline)
             if wait:
-                self._users += 1
-                with nogil:
-                    rkm = rd_kafka_consumer_poll(rk, wait)
-                self._users -= 1
+                with self._blocking:
+                    with nogil:
+                        rkm = rd_kafka_consumer_poll(rk, wait)
             m = self._to_message(rkm) if rkm != NULL else None
             rkm = NULL
             if self._exc is not None:
                 if m is not None:
-                    self._held = [m]
+                    self._undelivered = [m]
                 self._raise_pending()
-            if m is not None or wait == 0 or self._evicted():
+            if m is not None or wait == 0 or self._blocking.shuts_out():
                 return m
             PyErr_CheckSignals()
 
@@ -220,8 +240,8 @@ cdef class Consumer(_Handle):
             raise ValueError("num_messages must be between 0 and %d" % CONSUME_MAX)
         if num_messages == 0:
             return []   # nothing asked for: do not wait (it would never end with timeout=-1)
-        if self._held:
-            held, self._held = self._held, None
+        if self._undelivered:
+            held, self._undelivered = self._undelivered, None
             return held
         if num_messages > self._batch_size:
             PyMem_Free(self._batch)
@@ -246,30 +266,29 @@ cdef class Consumer(_Handle):
         while True:
             wait = _chunk_ms(deadline)
             want = num_messages - len(out)
-            if wait and self._exc is None and not self._evicted():
-                self._users += 1
-                with nogil:
-                    n = rd_kafka_consume_batch_queue(q, wait, batch, want)
-                self._users -= 1
+            if wait and self._exc is None and not self._blocking.shuts_out():
+                with self._blocking:
+                    with nogil:
+                        n = rd_kafka_consume_batch_queue(q, wait, batch, want)
             else:
                 n = 0
             if n < 0:
                 if out:
-                    self._held = out
+                    self._undelivered = out
                 _check(rd_kafka_last_error())
             for i in range(n):
                 out.append(self._to_message(batch[i]))
             if self._exc is not None:
                 if out:
-                    self._held = out
+                    self._undelivered = out
                 self._raise_pending()
-            if len(out) >= num_messages or wait == 0 or self._evicted():
+            if len(out) >= num_messages or wait == 0 or self._blocking.shuts_out():
                 return out
             try:
                 PyErr_CheckSignals()
             except BaseException:   # never lose messages already taken from librdkafka
                 if out:
-                    self._held = out
+                    self._undelivered = out
                 raise
 
     # -- offsets --
@@ -295,10 +314,9 @@ cdef class Consumer(_Handle):
             _check(rd_kafka_commit(self._rk, c, 1))
             return None
         res.err, res.offsets = RD_KAFKA_RESP_ERR_NO_ERROR, NULL
-        self._users += 1
-        with nogil:
-            err = rd_kafka_commit_queue(self._rk, c, NULL, _sync_commit_cb, &res)
-        self._users -= 1
+        with self._blocking:
+            with nogil:
+                err = rd_kafka_commit_queue(self._rk, c, NULL, _store_commit_result, &res)
         cdef _PartList result = _PartList.adopt(res.offsets)
         _check(err if err else res.err, "Commit failed")
         return result.to_py()
@@ -309,10 +327,9 @@ cdef class Consumer(_Handle):
         cdef _PartList pl = _PartList.from_py(partitions, False)
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_resp_err_t err
-        self._users += 1
-        with nogil:
-            err = rd_kafka_committed(self._rk, pl.ptr, tmout)
-        self._users -= 1
+        with self._blocking:
+            with nogil:
+                err = rd_kafka_committed(self._rk, pl.ptr, tmout)
         _check(err)
         return pl.to_py()
 
@@ -342,10 +359,9 @@ cdef class Consumer(_Handle):
             raise TypeError("seek() takes a TopicPartition")
         cdef _PartList pl = _PartList.from_py([partition])
         cdef rd_kafka_error_t *error
-        self._users += 1
-        with nogil:
-            error = rd_kafka_seek_partitions(self._rk, pl.ptr, -1)
-        self._users -= 1
+        with self._blocking:
+            with nogil:
+                error = rd_kafka_seek_partitions(self._rk, pl.ptr, -1)
         _check_error(error)
         if pl.ptr.elems[0].err:
             _check(pl.ptr.elems[0].err)
@@ -374,11 +390,10 @@ cdef class Consumer(_Handle):
         if cached:
             err = rd_kafka_get_watermark_offsets(self._rk, ctopic, tp.partition, &low, &high)
         else:
-            self._users += 1
-            with nogil:
-                err = rd_kafka_query_watermark_offsets(self._rk, ctopic, tp.partition, &low,
-                                                       &high, tmout)
-            self._users -= 1
+            with self._blocking:
+                with nogil:
+                    err = rd_kafka_query_watermark_offsets(self._rk, ctopic, tp.partition, &low,
+                                                           &high, tmout)
         _check(err)
         return (low, high)
 
@@ -389,10 +404,9 @@ cdef class Consumer(_Handle):
         cdef _PartList pl = _PartList.from_py(partitions)
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_resp_err_t err
-        self._users += 1
-        with nogil:
-            err = rd_kafka_offsets_for_times(self._rk, pl.ptr, tmout)
-        self._users -= 1
+        with self._blocking:
+            with nogil:
+                err = rd_kafka_offsets_for_times(self._rk, pl.ptr, tmout)
         _check(err)
         return pl.to_py()
 
@@ -431,29 +445,32 @@ cdef class Consumer(_Handle):
         rebalance callbacks, and free the consumer. Closing twice is harmless."""
         if self._forget_if_forked() or self._rk == NULL:
             return
-        self._begin_close()
+        self._blocking.drain()
         cdef rd_kafka_resp_err_t err
-        with nogil:
-            err = rd_kafka_consumer_close(self._rk)
-        self._held = None
+        with self._blocking:
+            with nogil:
+                err = rd_kafka_consumer_close(self._rk)
+        self._undelivered = None
         self._destroy()
         self._raise_pending()
         _check(err)
 
 
-cdef void _rebalance_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
-                        rd_kafka_topic_partition_list_t *partitions, void *opaque) noexcept with gil:
+cdef void _rebalance_trampoline(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                                rd_kafka_topic_partition_list_t *partitions,
+                                void *opaque) noexcept with gil:
     cdef Consumer c = <Consumer>opaque
-    if c._quiet:
+    if c._callbacks_off:
         rd_kafka_assign(rk, NULL)
         return
     c._rebalance(err, partitions)
 
 
-cdef void _offset_commit_cb(rd_kafka_t *rk, rd_kafka_resp_err_t err,
-                            rd_kafka_topic_partition_list_t *offsets, void *opaque) noexcept with gil:
+cdef void _commit_trampoline(rd_kafka_t *rk, rd_kafka_resp_err_t err,
+                             rd_kafka_topic_partition_list_t *offsets,
+                             void *opaque) noexcept with gil:
     cdef Consumer c = <Consumer>opaque
-    if c._quiet:
+    if c._callbacks_off:
         return
     try:
         c._serve_commit(err, offsets)

@@ -1,4 +1,53 @@
-# Value types (Message, TopicPartition) and their conversions from and to librdkafka structs.
+# The value types (Message, TopicPartition, ConsumerGroupMetadata, ThrottleEvent) and every
+# conversion between C and Python: strings, messages, headers, partition lists, metadata, and the
+# Python buffers and header lists produce() hands to librdkafka.
+
+from cpython.buffer cimport PyBUF_SIMPLE, PyObject_GetBuffer
+from cpython.bytes cimport (
+    PyBytes_AS_STRING,
+    PyBytes_CheckExact,
+    PyBytes_FromStringAndSize,
+    PyBytes_GET_SIZE,
+)
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport malloc
+from libc.string cimport memcpy, strcmp
+
+from includes.python cimport PyUnicode_AsUTF8AndSize
+from includes.rdkafka cimport (
+    RD_KAFKA_OFFSET_BEGINNING,
+    RD_KAFKA_OFFSET_END,
+    RD_KAFKA_OFFSET_INVALID,
+    RD_KAFKA_OFFSET_STORED,
+    RD_KAFKA_PARTITION_UA,
+    RD_KAFKA_RESP_ERR_NO_ERROR,
+    RD_KAFKA_RESP_ERR__INVALID_ARG,
+    RD_KAFKA_TIMESTAMP_CREATE_TIME,
+    RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME,
+    RD_KAFKA_TIMESTAMP_NOT_AVAILABLE,
+    cb_message_may_have_headers,
+    rd_kafka_header_get_all,
+    rd_kafka_headers_t,
+    rd_kafka_message_errstr,
+    rd_kafka_message_headers,
+    rd_kafka_message_latency,
+    rd_kafka_message_leader_epoch,
+    rd_kafka_message_t,
+    rd_kafka_message_timestamp,
+    rd_kafka_metadata_partition_t,
+    rd_kafka_metadata_t,
+    rd_kafka_metadata_topic_t,
+    rd_kafka_timestamp_type_t,
+    rd_kafka_topic_name,
+    rd_kafka_topic_partition_get_leader_epoch,
+    rd_kafka_topic_partition_list_add,
+    rd_kafka_topic_partition_list_destroy,
+    rd_kafka_topic_partition_list_new,
+    rd_kafka_topic_partition_list_t,
+    rd_kafka_topic_partition_set_leader_epoch,
+    rd_kafka_topic_partition_t,
+    rd_kafka_topic_t,
+)
 
 TIMESTAMP_NOT_AVAILABLE = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
 TIMESTAMP_CREATE_TIME = RD_KAFKA_TIMESTAMP_CREATE_TIME
@@ -11,24 +60,17 @@ OFFSET_INVALID = RD_KAFKA_OFFSET_INVALID
 cdef int32_t _NO_EPOCH = -1
 
 
+cdef inline str _cstr(const char *s):
+    """A C string as str (None for NULL; undecodable bytes replaced)."""
+    return None if s == NULL else s.decode("utf-8", "replace")
+
+
 @cython.freelist(64)
-@cython.final
 cdef class Message:
     """A Kafka message: what a consumer receives and what a delivery report describes.
 
     Holds copies of the topic, key, value and headers; it owns no librdkafka memory.
     """
-    cdef object _topic
-    cdef object _key
-    cdef object _value
-    cdef object _headers
-    cdef object _error
-    cdef int32_t _partition
-    cdef int32_t _leader_epoch
-    cdef int _tstype
-    cdef int64_t _offset
-    cdef int64_t _timestamp
-    cdef int64_t _latency_us
 
     def __init__(self, topic=None, partition=None, offset=None, key=None, value=None,
                  headers=None, error=None, timestamp=None, latency=None, leader_epoch=None):
@@ -105,16 +147,13 @@ cdef class Message:
 
 cdef class _TopicNames:
     """Caches the topic str per topic name seen in librdkafka messages."""
-    cdef bytes _last_c
-    cdef str _last
-    cdef dict _names
 
     def __cinit__(self):
         self._last_c = b""
         self._last = ""
         self._names = {}
 
-    cdef inline str get(self, rd_kafka_topic_t *rkt):
+    cdef str get(self, rd_kafka_topic_t *rkt):
         cdef const char *name = rd_kafka_topic_name(rkt)
         if strcmp(name, <const char *>self._last_c) == 0:
             return self._last
@@ -139,7 +178,8 @@ cdef list _headers_from_c(const rd_kafka_message_t *rkm):
         return None
     out = []
     while rd_kafka_header_get_all(hdrs, i, &name, &val, &size) == RD_KAFKA_RESP_ERR_NO_ERROR:
-        out.append((_cstr(name), None if val == NULL else PyBytes_FromStringAndSize(<const char *>val, size)))
+        out.append((_cstr(name),
+                    None if val == NULL else PyBytes_FromStringAndSize(<const char *>val, size)))
         i += 1
     return out
 
@@ -170,17 +210,11 @@ cdef Message _message_from_c(const rd_kafka_message_t *rkm, _TopicNames names, b
     return m
 
 
-@cython.final
 cdef class TopicPartition:
     """A topic partition, optionally with an offset, commit metadata and leader epoch."""
-    cdef public str topic
-    cdef public int32_t partition
-    cdef public int64_t offset
-    cdef public object metadata
-    cdef int32_t _leader_epoch
-    cdef public object error
 
-    def __init__(self, str topic not None, int32_t partition=-1, int64_t offset=RD_KAFKA_OFFSET_INVALID,
+    def __init__(self, str topic not None, int32_t partition=-1,
+                 int64_t offset=RD_KAFKA_OFFSET_INVALID,
                  metadata=None, leader_epoch=None):
         if metadata is not None and not isinstance(metadata, str):
             raise TypeError("metadata must be a str or None")
@@ -199,16 +233,14 @@ cdef class TopicPartition:
     def leader_epoch(self, value):
         self._leader_epoch = _NO_EPOCH if value is None or value < 0 else value
 
-    def _key(self):
-        return (self.topic, self.partition)
-
     def __hash__(self):
         return hash((self.topic, self.partition))
 
     def __richcmp__(self, other, int op):
         if not isinstance(other, TopicPartition):
             return NotImplemented
-        a, b = (self.topic, self.partition), ((<TopicPartition>other).topic, (<TopicPartition>other).partition)
+        cdef TopicPartition o = <TopicPartition>other
+        a, b = (self.topic, self.partition), (o.topic, o.partition)
         if op == 0:
             return a < b
         if op == 1:
@@ -232,10 +264,8 @@ cdef class TopicPartition:
                                  self.leader_epoch))
 
 
-@cython.final
 cdef class _PartList:
     """Owns one rd_kafka_topic_partition_list_t."""
-    cdef rd_kafka_topic_partition_list_t *ptr
 
     def __dealloc__(self):
         if self.ptr != NULL:
@@ -301,4 +331,123 @@ cdef list _parts_to_py(const rd_kafka_topic_partition_list_t *c):
                        .decode("utf-8", "replace") if e.metadata != NULL else None)
         tp.error = _kafka_error(e.err)
         out.append(tp)
+    return out
+
+
+cdef list _message_partition(object message):
+    if not isinstance(message, Message):
+        raise TypeError("message must be a Message, not %s" % type(message).__name__)
+    cdef Message m = <Message>message
+    if m._error is not None and m._value is None:
+        raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__INVALID_ARG,
+                                        "cannot use an error event's offset"))
+    tp = TopicPartition(m._topic, m._partition, m._offset + 1)
+    tp._leader_epoch = m._leader_epoch
+    return [tp]
+
+
+cdef class ConsumerGroupMetadata:
+    """A consumer's group metadata, for Producer.send_offsets_to_transaction()."""
+
+    def __reduce__(self):
+        return (_cgmd_from_bytes, (self._data,))
+
+
+def _cgmd_from_bytes(bytes data):
+    cdef ConsumerGroupMetadata m = ConsumerGroupMetadata.__new__(ConsumerGroupMetadata)
+    m._data = data
+    return m
+
+
+cdef object _metadata_to_py(const rd_kafka_metadata_t *md):
+    from confluent_binding.admin._metadata import (
+        BrokerMetadata, ClusterMetadata, PartitionMetadata, TopicMetadata)
+    cdef int i, j
+    cdef const rd_kafka_metadata_topic_t *t
+    cdef const rd_kafka_metadata_partition_t *p
+    cm = ClusterMetadata()
+    cm.controller_id = -1
+    cm.orig_broker_id = md.orig_broker_id
+    cm.orig_broker_name = _cstr(md.orig_broker_name)
+    for i in range(md.broker_cnt):
+        b = BrokerMetadata()
+        b.id, b.host, b.port = md.brokers[i].id, _cstr(md.brokers[i].host), md.brokers[i].port
+        cm.brokers[b.id] = b
+    for i in range(md.topic_cnt):
+        t = &md.topics[i]
+        tm = TopicMetadata()
+        tm.topic = _cstr(t.topic)
+        tm.error = _kafka_error(t.err)
+        for j in range(t.partition_cnt):
+            p = &t.partitions[j]
+            pm = PartitionMetadata()
+            pm.id, pm.leader = p.id, p.leader
+            pm.replicas = [p.replicas[k] for k in range(p.replica_cnt)]
+            pm.isrs = [p.isrs[k] for k in range(p.isr_cnt)]
+            pm.error = _kafka_error(p.err)
+            tm.partitions[pm.id] = pm
+        cm.topics[tm.topic] = tm
+    return cm
+
+
+class ThrottleEvent:
+    """A broker throttled this client: passed to ``throttle_cb``."""
+
+    __slots__ = ("broker_name", "broker_id", "throttle_time")
+
+    def __init__(self, broker_name, broker_id, throttle_time):
+        self.broker_name = broker_name
+        self.broker_id = broker_id
+        self.throttle_time = throttle_time
+
+    def __str__(self):
+        return "%s/%d throttled for %d ms" % (self.broker_name, self.broker_id,
+                                              int(self.throttle_time * 1000))
+
+
+# -- Python -> C: what produce() hands to librdkafka --
+
+cdef inline int _buffer(object o, Py_buffer *view, const char **p, Py_ssize_t *n,
+                        const char *what) except -1:
+    """Point p/n at o's bytes. Returns 1 when view holds a buffer to release."""
+    if o is None:
+        p[0], n[0] = NULL, 0
+        return 0
+    if PyBytes_CheckExact(o):
+        p[0], n[0] = PyBytes_AS_STRING(o), PyBytes_GET_SIZE(o)
+        return 0
+    if isinstance(o, str):
+        p[0] = PyUnicode_AsUTF8AndSize(o, n)
+        return 0
+    try:
+        PyObject_GetBuffer(o, view, PyBUF_SIMPLE)
+    except TypeError:
+        raise TypeError("%s must be bytes, str, a buffer or None, not %s"
+                        % (what.decode(), type(o).__name__)) from None
+    p[0], n[0] = <const char *>view.buf, view.len
+    return 1
+
+
+cdef list _header_items(object headers):
+    """[(name bytes, value bytes|None)] from a list of (str, bytes|str|None) or a dict."""
+    items = headers.items() if isinstance(headers, dict) else headers
+    if not isinstance(items, (list, tuple)) and not isinstance(headers, dict):
+        raise TypeError("headers must be a list of (str, value) tuples or a dict")
+    cdef list out = []
+    for item in items:
+        if not isinstance(item, tuple) or len(item) != 2:
+            raise TypeError("each header must be a (str, value) tuple, not %r" % (item,))
+        k, v = item
+        if not isinstance(k, str):
+            raise TypeError("header names must be str, not %s" % type(k).__name__)
+        if v is not None and not isinstance(v, bytes):
+            if isinstance(v, str):
+                v = v.encode()
+            else:
+                try:
+                    v = bytes(memoryview(v))
+                except TypeError:
+                    raise TypeError("header %r: value must be bytes, str or None, not %s"
+                                    % (k, type(v).__name__)) from None
+        out.append((k.encode(), v))
     return out

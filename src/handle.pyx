@@ -1,4 +1,54 @@
 # _Handle: owns the rd_kafka_t, serves callbacks on the calling thread, waits without the GIL.
+# _BlockingCalls: the one bracket every blocking librdkafka call goes through.
+
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.pythread cimport PyThread_get_thread_ident
+from libc.stdint cimport int32_t, int64_t
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+from posix.unistd cimport getpid, usleep
+
+from includes.rdkafka cimport (
+    RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE,
+    RD_KAFKA_EVENT_ERROR,
+    RD_KAFKA_EVENT_LOG,
+    RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH,
+    RD_KAFKA_EVENT_STATS,
+    RD_KAFKA_RESP_ERR__FATAL,
+    RD_KAFKA_RESP_ERR__INVALID_ARG,
+    rd_kafka_clusterid,
+    rd_kafka_conf_destroy,
+    rd_kafka_conf_set_error_cb,
+    rd_kafka_conf_set_events,
+    rd_kafka_conf_set_log_cb,
+    rd_kafka_conf_set_oauthbearer_token_refresh_cb,
+    rd_kafka_conf_set_opaque,
+    rd_kafka_conf_set_stats_cb,
+    rd_kafka_conf_set_throttle_cb,
+    rd_kafka_conf_t,
+    rd_kafka_controllerid,
+    rd_kafka_destroy_flags,
+    rd_kafka_fatal_error,
+    rd_kafka_last_error,
+    rd_kafka_mem_free,
+    rd_kafka_metadata,
+    rd_kafka_metadata_destroy,
+    rd_kafka_metadata_t,
+    rd_kafka_name,
+    rd_kafka_new,
+    rd_kafka_oauthbearer_set_token,
+    rd_kafka_oauthbearer_set_token_failure,
+    rd_kafka_opaque,
+    rd_kafka_queue_destroy,
+    rd_kafka_resp_err_t,
+    rd_kafka_sasl_set_credentials,
+    rd_kafka_set_log_queue,
+    rd_kafka_t,
+    rd_kafka_topic_destroy,
+    rd_kafka_topic_new,
+    rd_kafka_topic_t,
+    rd_kafka_type_t,
+    rd_kafka_yield,
+)
 
 cdef enum:
     CHUNK_MS = 200   # longest GIL-free wait between two checks for signals (Ctrl-C)
@@ -47,27 +97,57 @@ cdef inline int _timeout_ms(object timeout) except? -2:
 _LOG_LEVELS = (50, 50, 50, 40, 30, 20, 20, 10)
 
 
+cdef class _BlockingCalls:
+    """The bracket around every blocking librdkafka call on an open handle::
+
+        with self._blocking:        # count this call in (RuntimeError once closed)
+            with nogil:
+                err = rd_kafka_committed(self._rk, parts, tmout)
+        _check(err)
+
+    The close-race invariant lives here and nowhere else: a call counts itself in, with the
+    GIL held, only while the handle is open and close() has not begun in another thread;
+    close() (drain()) shuts every other thread out, then waits until no call is inside, so the
+    rd_kafka_t is freed under nobody's feet. The closing thread itself may still call in
+    (close() flushes) until the handle is freed (closed).
+    """
+
+    def __cinit__(self, str owner):
+        self.owner = owner
+
+    cdef bint shuts_out(self) noexcept:
+        """True once the handle is freed, or close() has begun in another thread: waits end
+        early and new calls raise."""
+        return self.closed or (self.closing and PyThread_get_thread_ident() != self.closer)
+
+    def __enter__(self):
+        if self.shuts_out():
+            raise RuntimeError("%s has been closed" % self.owner)
+        self.inside += 1
+
+    def __exit__(self, *exc_info):
+        self.inside -= 1
+        return False
+
+    cdef int drain(self) except -1:
+        """Begin close() in this thread: shut other threads out (their GIL-free waits end
+        within one chunk) and wait until none is inside librdkafka."""
+        self.closing = True
+        self.closer = PyThread_get_thread_ident()
+        while self.inside:
+            with nogil:
+                usleep(2000)
+        return 0
+
+
 @cython.no_gc_clear
 cdef class _Handle:
     """Base of Producer and Consumer: owns one rd_kafka_t (and its poll queue)."""
-    cdef rd_kafka_t *_rk
-    cdef rd_kafka_queue_t *_queue
-    cdef object _exc            # first exception raised by a callback, re-raised by the call
-    cdef object _error_cb
-    cdef object _stats_cb
-    cdef object _throttle_cb
-    cdef object _oauth_cb
-    cdef object _logger
-    cdef bint _quiet            # being destroyed by GC: callbacks do nothing
-    cdef int _users             # calls now inside a GIL-free librdkafka call
-    cdef bint _closing          # close() has begun (in thread _closer)
-    cdef unsigned long _closer
-    cdef int _pid
-    cdef _TopicNames _names
 
     def __cinit__(self, *args, **kwargs):
         self._pid = getpid()
         self._names = _TopicNames()
+        self._blocking = _BlockingCalls(type(self).__name__)
 
     cdef _Conf _new_conf(self, dict conf, int events):
         """Split the common Python-only keys off conf and build the librdkafka configuration."""
@@ -82,19 +162,19 @@ cdef class _Handle:
         c.set_all(conf)
         rd_kafka_conf_set_opaque(c.ptr, <void *>self)
         if self._error_cb is not None:
-            rd_kafka_conf_set_error_cb(c.ptr, _error_cb)
+            rd_kafka_conf_set_error_cb(c.ptr, _error_trampoline)
             events |= RD_KAFKA_EVENT_ERROR
         if self._stats_cb is not None:
-            rd_kafka_conf_set_stats_cb(c.ptr, _stats_cb)
+            rd_kafka_conf_set_stats_cb(c.ptr, _stats_trampoline)
             events |= RD_KAFKA_EVENT_STATS
         if self._throttle_cb is not None:
-            rd_kafka_conf_set_throttle_cb(c.ptr, _throttle_cb)
+            rd_kafka_conf_set_throttle_cb(c.ptr, _throttle_trampoline)
         if self._oauth_cb is not None:
-            rd_kafka_conf_set_oauthbearer_token_refresh_cb(c.ptr, _oauth_cb)
+            rd_kafka_conf_set_oauthbearer_token_refresh_cb(c.ptr, _oauth_trampoline)
             events |= RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH
         if self._logger is not None:
             c.set("log.queue", "true")
-            rd_kafka_conf_set_log_cb(c.ptr, _log_cb)
+            rd_kafka_conf_set_log_cb(c.ptr, _log_trampoline)
             events |= RD_KAFKA_EVENT_LOG
         if events:
             rd_kafka_conf_set_events(c.ptr, events)
@@ -114,34 +194,21 @@ cdef class _Handle:
         return 0
 
     cdef inline int _ensure_open(self) except -1:
-        if self._rk == NULL or self._evicted():
+        if self._rk == NULL or self._blocking.shuts_out():
             raise RuntimeError("%s has been closed" % type(self).__name__)
         return 0
 
-    cdef inline bint _evicted(self) noexcept:
-        """True in any thread but the closing one once close() has begun: waits end early."""
-        return self._closing and PyThread_get_thread_ident() != self._closer
-
-    def _users_waiting(self):
+    def _calls_inside(self):
         """How many calls are inside a GIL-free librdkafka call right now (for tests)."""
-        return self._users
-
-    cdef int _begin_close(self) except -1:
-        """Stop other threads' calls (their GIL-free waits end within one chunk) and wait until
-        none is inside librdkafka, so the handle can be freed under nobody's feet."""
-        self._closing = True
-        self._closer = PyThread_get_thread_ident()
-        while self._users:
-            with nogil:
-                usleep(2000)
-        return 0
+        return self._blocking.inside
 
     cdef bint _forget_if_forked(self) noexcept:
         """In a forked child: drop the parent's rd_kafka_t without touching it (its threads
         do not exist here, so closing it would hang). True when that happened."""
         if self._rk == NULL or getpid() == self._pid:
             return False
-        self._quiet = True
+        self._callbacks_off = True
+        self._blocking.closed = True
         self._queue = NULL
         self._rk = NULL
         return True
@@ -232,10 +299,9 @@ cdef class _Handle:
             if rkt == NULL:
                 _check(rd_kafka_last_error(), "invalid topic %r" % topic)
         try:
-            self._users += 1
-            with nogil:
-                err = rd_kafka_metadata(self._rk, rkt == NULL, rkt, &md, tmout)
-            self._users -= 1
+            with self._blocking:
+                with nogil:
+                    err = rd_kafka_metadata(self._rk, rkt == NULL, rkt, &md, tmout)
             _check(err, "Failed to get metadata")
             cm = _metadata_to_py(md)
             # Not part of rd_kafka_metadata_t; librdkafka caches both from that response.
@@ -269,7 +335,8 @@ cdef class _Handle:
         cdef rd_kafka_t *rk = self._rk
         if rk == NULL:
             return
-        self._quiet = True
+        self._callbacks_off = True
+        self._blocking.closed = True
         if self._queue != NULL:
             rd_kafka_queue_destroy(self._queue)
             self._queue = NULL
@@ -284,57 +351,13 @@ cdef class _Handle:
             self._destroy()
 
 
-cdef object _metadata_to_py(const rd_kafka_metadata_t *md):
-    from confluent_binding.admin._metadata import (
-        BrokerMetadata, ClusterMetadata, PartitionMetadata, TopicMetadata)
-    cdef int i, j
-    cdef const rd_kafka_metadata_topic_t *t
-    cdef const rd_kafka_metadata_partition_t *p
-    cm = ClusterMetadata()
-    cm.controller_id = -1
-    cm.orig_broker_id = md.orig_broker_id
-    cm.orig_broker_name = _cstr(md.orig_broker_name)
-    for i in range(md.broker_cnt):
-        b = BrokerMetadata()
-        b.id, b.host, b.port = md.brokers[i].id, _cstr(md.brokers[i].host), md.brokers[i].port
-        cm.brokers[b.id] = b
-    for i in range(md.topic_cnt):
-        t = &md.topics[i]
-        tm = TopicMetadata()
-        tm.topic = _cstr(t.topic)
-        tm.error = _kafka_error(t.err)
-        for j in range(t.partition_cnt):
-            p = &t.partitions[j]
-            pm = PartitionMetadata()
-            pm.id, pm.leader = p.id, p.leader
-            pm.replicas = [p.replicas[k] for k in range(p.replica_cnt)]
-            pm.isrs = [p.isrs[k] for k in range(p.isr_cnt)]
-            pm.error = _kafka_error(p.err)
-            tm.partitions[pm.id] = pm
-        cm.topics[tm.topic] = tm
-    return cm
+# -- trampolines: the C callbacks librdkafka calls from inside a serving call on our thread;
+# each hands over to the handle's _serve_* method --
 
-
-class ThrottleEvent:
-    """A broker throttled this client: passed to ``throttle_cb``."""
-
-    __slots__ = ("broker_name", "broker_id", "throttle_time")
-
-    def __init__(self, broker_name, broker_id, throttle_time):
-        self.broker_name = broker_name
-        self.broker_id = broker_id
-        self.throttle_time = throttle_time
-
-    def __str__(self):
-        return "%s/%d throttled for %d ms" % (self.broker_name, self.broker_id,
-                                              int(self.throttle_time * 1000))
-
-
-# -- trampolines: C callbacks librdkafka calls from inside a serving call on our thread --
-
-cdef void _error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque) noexcept with gil:
+cdef void _error_trampoline(rd_kafka_t *rk, int err, const char *reason,
+                            void *opaque) noexcept with gil:
     cdef _Handle h = <_Handle>opaque
-    if h._quiet:
+    if h._callbacks_off:
         return
     try:
         h._serve_error(err, reason, False)
@@ -342,9 +365,10 @@ cdef void _error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque) n
         h._stash(exc)
 
 
-cdef int _stats_cb(rd_kafka_t *rk, char *json, size_t json_len, void *opaque) noexcept with gil:
+cdef int _stats_trampoline(rd_kafka_t *rk, char *json, size_t json_len,
+                           void *opaque) noexcept with gil:
     cdef _Handle h = <_Handle>opaque
-    if h._quiet:
+    if h._callbacks_off:
         return 0
     try:
         h._serve_stats(json)
@@ -353,10 +377,10 @@ cdef int _stats_cb(rd_kafka_t *rk, char *json, size_t json_len, void *opaque) no
     return 0
 
 
-cdef void _throttle_cb(rd_kafka_t *rk, const char *broker_name, int32_t broker_id,
-                       int throttle_time_ms, void *opaque) noexcept with gil:
+cdef void _throttle_trampoline(rd_kafka_t *rk, const char *broker_name, int32_t broker_id,
+                               int throttle_time_ms, void *opaque) noexcept with gil:
     cdef _Handle h = <_Handle>opaque
-    if h._quiet:
+    if h._callbacks_off:
         return
     try:
         h._serve_throttle(broker_name, broker_id, throttle_time_ms)
@@ -364,10 +388,10 @@ cdef void _throttle_cb(rd_kafka_t *rk, const char *broker_name, int32_t broker_i
         h._stash(exc)
 
 
-cdef void _log_cb(const rd_kafka_t *rk, int level, const char *fac,
-                  const char *buf) noexcept with gil:
+cdef void _log_trampoline(const rd_kafka_t *rk, int level, const char *fac,
+                          const char *buf) noexcept with gil:
     cdef void *opaque = rd_kafka_opaque(rk)
-    if opaque == NULL or (<_Handle>opaque)._quiet:
+    if opaque == NULL or (<_Handle>opaque)._callbacks_off:
         return
     cdef _Handle h = <_Handle>opaque
     try:
@@ -376,9 +400,9 @@ cdef void _log_cb(const rd_kafka_t *rk, int level, const char *fac,
         h._stash(exc)
 
 
-cdef void _oauth_cb(rd_kafka_t *rk, const char *config, void *opaque) noexcept with gil:
+cdef void _oauth_trampoline(rd_kafka_t *rk, const char *config, void *opaque) noexcept with gil:
     cdef _Handle h = <_Handle>opaque
-    if h._quiet:
+    if h._callbacks_off:
         return
     try:
         h._serve_oauth(config)

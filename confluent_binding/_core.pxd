@@ -1,0 +1,180 @@
+# The C-level shape of confluent_binding._core: every cdef class's fields and cdef methods.
+# The implementations live in the files src/_core.pyx includes (one per concept, named in each
+# section). A class added to the core is declared here first.
+
+cimport cython
+from libc.stdint cimport int32_t, int64_t
+
+from includes.rdkafka cimport (
+    rd_kafka_conf_t,
+    rd_kafka_event_t,
+    rd_kafka_message_t,
+    rd_kafka_queue_t,
+    rd_kafka_resp_err_t,
+    rd_kafka_t,
+    rd_kafka_topic_partition_list_t,
+    rd_kafka_topic_t,
+    rd_kafka_type_t,
+)
+
+
+# -- conf.pyx --
+
+@cython.final
+cdef class _Conf:
+    cdef rd_kafka_conf_t *ptr
+
+    cdef int set(self, str key, str value) except -1
+    cdef int set_all(self, dict conf) except -1
+    cdef rd_kafka_conf_t *take(self)
+
+
+# -- types.pyx --
+
+@cython.final
+cdef class Message:
+    cdef object _topic
+    cdef object _key
+    cdef object _value
+    cdef object _headers
+    cdef object _error
+    cdef int32_t _partition
+    cdef int32_t _leader_epoch
+    cdef int _tstype
+    cdef int64_t _offset
+    cdef int64_t _timestamp
+    cdef int64_t _latency_us
+
+
+@cython.final
+cdef class _TopicNames:
+    cdef bytes _last_c
+    cdef str _last
+    cdef dict _names
+
+    cdef str get(self, rd_kafka_topic_t *rkt)
+
+
+@cython.final
+cdef class TopicPartition:
+    cdef public str topic
+    cdef public int32_t partition
+    cdef public int64_t offset
+    cdef public object metadata
+    cdef int32_t _leader_epoch
+    cdef public object error
+
+
+@cython.final
+cdef class _PartList:
+    cdef rd_kafka_topic_partition_list_t *ptr
+
+    @staticmethod
+    cdef _PartList new(int size)
+
+    @staticmethod
+    cdef _PartList adopt(rd_kafka_topic_partition_list_t *ptr)
+
+    @staticmethod
+    cdef _PartList from_py(object partitions, bint with_offsets=*)
+
+    cdef list to_py(self)
+
+
+@cython.final
+cdef class ConsumerGroupMetadata:
+    cdef readonly bytes _data
+
+
+# -- handle.pyx --
+
+@cython.final
+cdef class _BlockingCalls:
+    cdef int inside                 # calls now inside a GIL-free librdkafka call
+    cdef bint closing               # close() has begun, in thread `closer`
+    cdef unsigned long closer
+    cdef bint closed                # the handle is freed: nobody may call in again
+    cdef str owner                  # the handle's type name, for "X has been closed"
+
+    cdef bint shuts_out(self) noexcept
+    cdef int drain(self) except -1
+
+
+cdef class _Handle:
+    cdef rd_kafka_t *_rk
+    cdef rd_kafka_queue_t *_queue
+    cdef _BlockingCalls _blocking
+    cdef object _exc                # first exception raised by a callback, re-raised by the call
+    cdef object _error_cb
+    cdef object _stats_cb
+    cdef object _throttle_cb
+    cdef object _oauth_cb
+    cdef object _logger
+    cdef bint _callbacks_off        # being freed: the trampolines run no Python
+    cdef int _pid                   # the process that created the handle
+    cdef _TopicNames _names
+
+    cdef _Conf _new_conf(self, dict conf, int events)
+    cdef int _open(self, rd_kafka_type_t rk_type, _Conf c) except -1
+    cdef inline int _ensure_open(self) except -1
+    cdef bint _forget_if_forked(self) noexcept
+    cdef void _stash(self, BaseException exc) noexcept
+    cdef inline int _raise_pending(self) except -1
+    cdef int _serve_error(self, int err, const char *reason, bint fatal) except -1
+    cdef int _serve_stats(self, const char *json) except -1
+    cdef int _serve_log(self, int level, const char *fac, const char *buf) except -1
+    cdef int _serve_oauth(self, const char *config) except -1
+    cdef int _serve_throttle(self, const char *broker_name, int32_t broker_id,
+                             int throttle_ms) except -1
+    cdef void _destroy(self) noexcept
+
+
+# -- producer.pyx --
+
+@cython.final
+cdef class _Topic:
+    cdef rd_kafka_topic_t *rkt
+
+    cdef void destroy(self) noexcept
+
+
+cdef class Producer(_Handle):
+    cdef dict _topics
+    cdef object _last_topic
+    cdef rd_kafka_topic_t *_last_rkt
+    cdef object _on_delivery
+    cdef bint _dr_only_error
+    cdef object _pending            # deque of (callback, Message) not yet called
+
+    cdef rd_kafka_topic_t *_topic(self, object topic) except NULL
+    cdef rd_kafka_resp_err_t _produce(self, rd_kafka_topic_t *rkt, object value, object key,
+                                      int32_t partition, object cb, int64_t timestamp,
+                                      object headers) except *
+    cdef rd_kafka_resp_err_t _produceva(self, rd_kafka_topic_t *rkt, const char *vp,
+                                        Py_ssize_t vn, const char *kp, Py_ssize_t kn,
+                                        int32_t partition, void *opaque, int64_t timestamp,
+                                        list hdrs) except *
+    cdef int _serve_dr(self, rd_kafka_event_t *ev) except -1
+    cdef int _serve_event(self, rd_kafka_event_t *ev) except -1
+    cdef int _serve_pending(self) except -1
+    cdef int _serve(self, double deadline, bint nowait) except -1
+    cdef void _release(self) noexcept
+
+
+# -- consumer.pyx --
+
+cdef class Consumer(_Handle):
+    cdef object _on_assign
+    cdef object _on_revoke
+    cdef object _on_lost
+    cdef object _on_commit
+    cdef bint _assigned_by_callback     # the user's rebalance callback did the (un)assign itself
+    cdef list _undelivered              # messages a call took from librdkafka before it raised
+    cdef rd_kafka_message_t **_batch
+    cdef size_t _batch_size
+
+    cdef void _rebalance(self, rd_kafka_resp_err_t err,
+                         rd_kafka_topic_partition_list_t *parts) noexcept
+    cdef int _serve_commit(self, rd_kafka_resp_err_t err,
+                           rd_kafka_topic_partition_list_t *offsets) except -1
+    cdef Message _to_message(self, rd_kafka_message_t *rkm)
