@@ -20,8 +20,8 @@ from ._core import (
     TopicPartition,
     libversion,
 )
-from .error import ConsumeError, KafkaException, ProduceError
 from .deserializing_consumer import DeserializingConsumer
+from .error import ConsumeError, KafkaException, ProduceError
 from .serializing_producer import SerializingProducer
 
 __version__ = "0.1.0"

@@ -4,7 +4,8 @@ Each of ``key.serializer``/``value.serializer`` (``key.deserializer``/``value.de
 either a ready-made callable, which stays the application's, or given through its ``.builder``
 property: the builder gets the client configuration, returns the serde and the configuration it
 left alone, and the client owns (and closes) what was built. Serdes that can use the Kafka cluster
-id are offered a resolver that fetches it on first use, so creating a client never waits on a broker.
+id are offered a resolver that fetches it on first use, so creating a client never waits on a
+broker.
 """
 
 import logging
@@ -30,14 +31,16 @@ def take_serdes(conf, key_prop, value_prop):
         serde = client_conf.pop(prop, None)
         builder = client_conf.pop(builder_prop, None)
         if serde is not None and builder is not None:
-            raise ValueError("Cannot configure both {} and {}; use one or the other".format(prop, builder_prop))
+            raise ValueError("Cannot configure both {} and {}; use one or the other"
+                             .format(prop, builder_prop))
         specs.append((prop, serde, builder, is_key))
 
     serdes, owned, leftovers = [], [], []
     try:
         for prop, serde, builder, is_key in specs:
             if builder is not None:
-                serde, leftover = _checked_build_result(prop, builder.build(dict(client_conf), is_key))
+                serde, leftover = _checked_build_result(
+                    prop, builder.build(dict(client_conf), is_key))
                 owned.append(serde)
                 leftovers.append(leftover)
             serdes.append(serde)
@@ -46,7 +49,8 @@ def take_serdes(conf, key_prop, value_prop):
         raise
     if leftovers:
         # a property any builder consumed never reaches librdkafka
-        client_conf = {k: v for k, v in leftovers[-1].items() if all(k in left for left in leftovers[:-1])}
+        client_conf = {k: v for k, v in leftovers[-1].items()
+                       if all(k in left for left in leftovers[:-1])}
     return serdes[0], serdes[1], owned, client_conf
 
 
@@ -54,11 +58,11 @@ def _checked_build_result(prop, result):
     try:
         serde, leftover = result
     except (TypeError, ValueError):
-        raise ValueError("{}.builder must return a (serde, configuration) tuple from build(), got {}"
-                         .format(prop, type(result).__name__))
+        raise ValueError("{}.builder must return a (serde, configuration) tuple from build(), "
+                         "got {}".format(prop, type(result).__name__))
     if not isinstance(leftover, dict):
-        raise ValueError("{}.builder returned {} as the leftover configuration from build(), expected a dict"
-                         .format(prop, type(leftover).__name__))
+        raise ValueError("{}.builder returned {} as the leftover configuration from build(), "
+                         "expected a dict".format(prop, type(leftover).__name__))
     return serde, leftover
 
 

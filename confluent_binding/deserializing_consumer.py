@@ -23,8 +23,8 @@ class DeserializingConsumer(Consumer):
     """
 
     def __init__(self, conf):
-        self._key_deserializer, self._value_deserializer, self._owned_serdes, client_conf = take_serdes(
-            conf, "key.deserializer", "value.deserializer")
+        (self._key_deserializer, self._value_deserializer, self._owned_serdes,
+         client_conf) = take_serdes(conf, "key.deserializer", "value.deserializer")
         try:
             super().__init__(client_conf)
             offer_cluster_id(self, (self._key_deserializer, self._value_deserializer))

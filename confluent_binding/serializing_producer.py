@@ -69,5 +69,5 @@ class SerializingProducer(Producer):
                 value = self._value_serializer(value, ctx)
             except Exception as e:
                 raise ValueSerializationError(e)
-        super().produce(topic, value, key, headers=headers, partition=partition, timestamp=timestamp,
-                        on_delivery=on_delivery)
+        super().produce(topic, value, key, headers=headers, partition=partition,
+                        timestamp=timestamp, on_delivery=on_delivery)

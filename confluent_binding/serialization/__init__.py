@@ -59,7 +59,8 @@ class Serializer:
         raise NotImplementedError
 
     def set_cluster_id_resolver(self, resolver: Callable[[], Any]) -> None:
-        """Take a callable returning the Kafka cluster id (the client hands one over); ignored here."""
+        """Take a callable returning the Kafka cluster id (the client hands one over); ignored
+        here."""
 
     def close(self) -> None:
         """Release what the serializer created for itself; nothing here."""
@@ -74,7 +75,8 @@ class Deserializer:
         raise NotImplementedError
 
     def set_cluster_id_resolver(self, resolver: Callable[[], Any]) -> None:
-        """Take a callable returning the Kafka cluster id (the client hands one over); ignored here."""
+        """Take a callable returning the Kafka cluster id (the client hands one over); ignored
+        here."""
 
     def close(self) -> None:
         """Release what the deserializer created for itself; nothing here."""
@@ -123,28 +125,32 @@ def _unpack(layout: struct.Struct, value: Optional[bytes]) -> Any:
 class DoubleSerializer(Serializer):
     """float -> IEEE 754 binary64, big-endian (Java's DoubleSerializer)."""
 
-    def __call__(self, obj: Optional[float], ctx: Optional[SerializationContext] = None) -> Optional[bytes]:
+    def __call__(self, obj: Optional[float],
+                 ctx: Optional[SerializationContext] = None) -> Optional[bytes]:
         return _pack(_DOUBLE, obj)
 
 
 class DoubleDeserializer(Deserializer):
     """IEEE 754 binary64, big-endian -> float (Java's DoubleDeserializer)."""
 
-    def __call__(self, value: Optional[bytes], ctx: Optional[SerializationContext] = None) -> Optional[float]:
+    def __call__(self, value: Optional[bytes],
+                 ctx: Optional[SerializationContext] = None) -> Optional[float]:
         return _unpack(_DOUBLE, value)
 
 
 class IntegerSerializer(Serializer):
     """int -> signed int32, big-endian (Java's IntegerSerializer)."""
 
-    def __call__(self, obj: Optional[int], ctx: Optional[SerializationContext] = None) -> Optional[bytes]:
+    def __call__(self, obj: Optional[int],
+                 ctx: Optional[SerializationContext] = None) -> Optional[bytes]:
         return _pack(_INT32, obj)
 
 
 class IntegerDeserializer(Deserializer):
     """Signed int32, big-endian -> int (Java's IntegerDeserializer)."""
 
-    def __call__(self, value: Optional[bytes], ctx: Optional[SerializationContext] = None) -> Optional[int]:
+    def __call__(self, value: Optional[bytes],
+                 ctx: Optional[SerializationContext] = None) -> Optional[int]:
         return _unpack(_INT32, value)
 
 
@@ -154,7 +160,8 @@ class StringSerializer(Serializer):
     def __init__(self, codec: str = "utf_8") -> None:
         self.codec = codec
 
-    def __call__(self, obj: Optional[str], ctx: Optional[SerializationContext] = None) -> Optional[bytes]:
+    def __call__(self, obj: Optional[str],
+                 ctx: Optional[SerializationContext] = None) -> Optional[bytes]:
         if obj is None:
             return None
         try:
@@ -169,7 +176,8 @@ class StringDeserializer(Deserializer):
     def __init__(self, codec: str = "utf_8") -> None:
         self.codec = codec
 
-    def __call__(self, value: Optional[bytes], ctx: Optional[SerializationContext] = None) -> Optional[str]:
+    def __call__(self, value: Optional[bytes],
+                 ctx: Optional[SerializationContext] = None) -> Optional[str]:
         if value is None:
             return None
         try:

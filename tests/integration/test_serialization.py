@@ -1,4 +1,5 @@
-"""SerializingProducer/DeserializingConsumer through the real broker, and across to confluent-kafka's."""
+"""SerializingProducer/DeserializingConsumer through the real broker, and across to
+confluent-kafka's."""
 import time
 import uuid
 
@@ -10,7 +11,8 @@ from confluent_binding import serialization as ser
 
 pytestmark = pytest.mark.integration
 
-RECORDS = [("alpha", 1, 0.5), ("żółw", -2**31, -1e300), ("", 2**31 - 1, float("inf")), (None, 0, None)]
+RECORDS = [("alpha", 1, 0.5), ("żółw", -2**31, -1e300), ("", 2**31 - 1, float("inf")),
+           (None, 0, None)]
 
 
 def produce_all(module, conf, topic, headers=None):
@@ -19,7 +21,8 @@ def produce_all(module, conf, topic, headers=None):
         "key.serializer": module.serialization.StringSerializer(),
         "value.serializer": module.serialization.DoubleSerializer()}))
     for key, number, value in RECORDS:
-        producer.produce(topic, key=key, value=value, headers=[("n", number.to_bytes(4, "big", signed=True))],
+        producer.produce(topic, key=key, value=value,
+                         headers=[("n", number.to_bytes(4, "big", signed=True))],
                          on_delivery=lambda err, msg: reports.append((err, msg.offset())))
     assert producer.flush(30) == 0
     producer.close()
@@ -44,7 +47,8 @@ def consume_all(module, conf, topic, count):
 
 
 def expected():
-    return [(k, v, i, [("n", n.to_bytes(4, "big", signed=True))]) for i, (k, n, v) in enumerate(RECORDS)]
+    return [(k, v, i, [("n", n.to_bytes(4, "big", signed=True))])
+            for i, (k, n, v) in enumerate(RECORDS)]
 
 
 @pytest.mark.parametrize("writer,reader", [(cb, cb), (cb, ck), (ck, cb)],
@@ -59,12 +63,14 @@ def test_round_trip(kafka_cluster, make_topic, writer, reader):
 def test_wire_bytes_are_the_java_encodings(kafka_cluster, make_topic):
     topic = make_topic()
     conf = kafka_cluster.client_config()
-    producer = cb.SerializingProducer(dict(conf, **{"key.serializer": ser.IntegerSerializer(),
-                                                    "value.serializer": ser.StringSerializer("utf_16_be")}))
+    producer = cb.SerializingProducer(dict(conf, **{
+        "key.serializer": ser.IntegerSerializer(),
+        "value.serializer": ser.StringSerializer("utf_16_be")}))
     producer.produce(topic, key=258, value="hé")
     assert producer.flush(30) == 0
     producer.close()
-    consumer = cb.Consumer(dict(conf, **{"group.id": uuid.uuid4().hex, "auto.offset.reset": "earliest"}))
+    consumer = cb.Consumer(dict(conf, **{"group.id": uuid.uuid4().hex,
+                                         "auto.offset.reset": "earliest"}))
     consumer.subscribe([topic])
     msg = None
     deadline = time.monotonic() + 60
@@ -78,8 +84,8 @@ def test_failures_surface_per_message_and_consumption_continues(kafka_cluster, m
     topic = make_topic()
     conf = kafka_cluster.client_config()
     raw = cb.Producer(conf)
-    for key, value in ((b"\x00\x00\x00\x01", b"ok"), (b"bad key!", b"ok"), (b"\x00\x00\x00\x03", b"\xc3"),
-                       (b"\x00\x00\x00\x04", b"last")):
+    for key, value in ((b"\x00\x00\x00\x01", b"ok"), (b"bad key!", b"ok"),
+                       (b"\x00\x00\x00\x03", b"\xc3"), (b"\x00\x00\x00\x04", b"last")):
         raw.produce(topic, value=value, key=key)
     assert raw.flush(30) == 0
     raw.close()
@@ -92,7 +98,8 @@ def test_failures_surface_per_message_and_consumption_continues(kafka_cluster, m
 
     consumer = cb.DeserializingConsumer(dict(conf, **{
         "group.id": uuid.uuid4().hex, "auto.offset.reset": "earliest",
-        "key.deserializer": ser.IntegerDeserializer(), "value.deserializer": ser.StringDeserializer()}))
+        "key.deserializer": ser.IntegerDeserializer(),
+        "value.deserializer": ser.StringDeserializer()}))
     consumer.subscribe([topic])
     got = []
     deadline = time.monotonic() + 60
@@ -105,5 +112,7 @@ def test_failures_surface_per_message_and_consumption_continues(kafka_cluster, m
         if msg is not None:
             got.append((msg.key(), msg.value(), msg.offset()))
     consumer.close()
-    assert got == [(1, "ok", 0), ("KeyDeserializationError", cb.KafkaError._KEY_DESERIALIZATION, 1),
-                   ("ValueDeserializationError", cb.KafkaError._VALUE_DESERIALIZATION, 2), (4, "last", 3)]
+    assert got == [(1, "ok", 0),
+                   ("KeyDeserializationError", cb.KafkaError._KEY_DESERIALIZATION, 1),
+                   ("ValueDeserializationError", cb.KafkaError._VALUE_DESERIALIZATION, 2),
+                   (4, "last", 3)]

@@ -14,10 +14,10 @@ import pytest
 
 from confluent_binding import Consumer, KafkaError, Producer, TopicPartition
 
-import helpers
-from helpers import mock
+from tests import support
+from tests.support import mock
 
-unreachable = functools.partial(helpers.unreachable, **{"reconnect.backoff.ms": 10,
+unreachable = functools.partial(support.unreachable, **{"reconnect.backoff.ms": 10,
                                                           "reconnect.backoff.max.ms": 50})
 
 

@@ -14,7 +14,7 @@ import pytest
 import confluent_binding
 from confluent_binding import Consumer, KafkaError, Producer, TopicPartition
 
-from helpers import closed_port, mock, unreachable
+from tests.support import closed_port, mock, unreachable
 
 
 def run_child(code, timeout=60):

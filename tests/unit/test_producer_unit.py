@@ -10,10 +10,10 @@ import pytest
 
 from confluent_binding import KafkaError, KafkaException, Producer, TopicPartition
 
-import helpers
-from helpers import mock
+from tests import support
+from tests.support import mock
 
-unreachable = functools.partial(helpers.unreachable, **{"message.timeout.ms": 200})
+unreachable = functools.partial(support.unreachable, **{"message.timeout.ms": 200})
 
 N = 10
 

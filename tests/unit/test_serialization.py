@@ -1,4 +1,5 @@
-"""confluent_binding.serialization and the serializing clients, side by side with confluent-kafka's."""
+"""confluent_binding.serialization and the serializing clients, side by side with
+confluent-kafka's."""
 import math
 
 import confluent_kafka as ck
@@ -9,10 +10,12 @@ import pytest
 import confluent_binding as cb
 import confluent_binding.error as cb_error
 import confluent_binding.serialization as cb_ser
-from tests.unit.helpers import mock, unreachable
+
+from tests.support import mock, unreachable
 
 SERIALIZER_CASES = [
-    ("IntegerSerializer", (), [0, 1, -1, 2**31 - 1, -2**31, 2**31, -2**31 - 1, 1.5, "1", b"1", True, None]),
+    ("IntegerSerializer", (),
+     [0, 1, -1, 2**31 - 1, -2**31, 2**31, -2**31 - 1, 1.5, "1", b"1", True, None]),
     ("DoubleSerializer", (), [0.0, -0.0, 1.5, -1e308, math.inf, -math.inf, 3, 2**1024, "x", None]),
     ("StringSerializer", (), ["", "abc", "żółw ✓ 😀", "\ud800", 5, b"x", None]),
     ("StringSerializer", ("latin_1",), ["café", "żółw", None]),
@@ -51,7 +54,8 @@ def test_builtin_serdes_match_confluent(name, args, inputs):
     ctx = cb_ser.SerializationContext("t", cb_ser.MessageField.VALUE)
     for value in inputs:
         got, want = outcome(ours, value, ctx), outcome(theirs, value, None)
-        assert got[0] == want[0] and all(same(g, w) for g, w in zip(got[1:], want[1:])), (value, got, want)
+        assert got[0] == want[0], (value, got, want)
+        assert all(same(g, w) for g, w in zip(got[1:], want[1:])), (value, got, want)
 
 
 def test_encodings_are_the_java_clients():
@@ -96,7 +100,8 @@ def mro_names(cls):
 
 
 @pytest.mark.parametrize("name,code", [
-    ("KeySerializationError", "_KEY_SERIALIZATION"), ("ValueSerializationError", "_VALUE_SERIALIZATION"),
+    ("KeySerializationError", "_KEY_SERIALIZATION"),
+    ("ValueSerializationError", "_VALUE_SERIALIZATION"),
     ("KeyDeserializationError", "_KEY_DESERIALIZATION"),
     ("ValueDeserializationError", "_VALUE_DESERIALIZATION"),
 ])
@@ -105,7 +110,8 @@ def test_serde_error_classes_match_confluent(name, code):
     assert mro_names(ours_cls) == mro_names(theirs_cls)
     cause = ValueError("bad thing")
     ours, theirs = ours_cls(cause), theirs_cls(cause)
-    assert (ours.code, ours.name, str(ours), repr(ours)) == (theirs.code, theirs.name, str(theirs), repr(theirs))
+    assert ((ours.code, ours.name, str(ours), repr(ours))
+            == (theirs.code, theirs.name, str(theirs), repr(theirs)))
     assert ours.code == getattr(cb.KafkaError, code) and ours.exception is cause
     assert ours.kafka_message is None
     assert isinstance(ours, cb_ser.SerializationError) and isinstance(ours, cb.KafkaException)
@@ -155,7 +161,8 @@ def test_serializing_producer_passes_context_and_bytes():
             return None if obj is None else obj.encode()
 
     headers = [("h", b"1")]
-    producer = cb.SerializingProducer(mock(**{"key.serializer": Recording(), "value.serializer": Recording()}))
+    producer = cb.SerializingProducer(mock(**{"key.serializer": Recording(),
+                                              "value.serializer": Recording()}))
     producer.produce("t1", key="k", value="v", headers=headers)
     producer.produce("t1", value=None)
     assert seen == [("k", "t1", "key", headers), ("v", "t1", "value", headers),
@@ -179,7 +186,8 @@ def test_serializing_producer_checks_before_serializing(module):
 def test_both_serializer_and_builder_is_an_error(module):
     with pytest.raises(ValueError, match="^Cannot configure both value.serializer and "
                                          "value.serializer.builder; use one or the other$"):
-        module.SerializingProducer({"value.serializer": Fails(), "value.serializer.builder": object()})
+        module.SerializingProducer({"value.serializer": Fails(),
+                                    "value.serializer.builder": object()})
 
 
 class Built(cb_ser.Serializer):
@@ -216,8 +224,8 @@ class Builder(cb_ser.SerializerBuilder):
 def test_builders_own_what_they_build():
     builder = Builder()
     ready = Built(b"r:")
-    producer = cb.SerializingProducer(mock(**{"key.serializer.builder": builder, "value.serializer": ready,
-                                              "my.prefix": "p:"}))
+    producer = cb.SerializingProducer(mock(**{"key.serializer.builder": builder,
+                                              "value.serializer": ready, "my.prefix": "p:"}))
     (conf, is_key), = builder.seen
     assert is_key is True and conf["my.prefix"] == "p:" and "value.serializer" not in conf
     built, = builder.built
@@ -236,12 +244,14 @@ def test_builder_result_is_checked():
             return conf
 
     for module in (cb, ck):
-        with pytest.raises(ValueError, match="^value.serializer.builder returned str as the leftover "
-                                             "configuration from build"):
+        with pytest.raises(ValueError, match="^value.serializer.builder returned str as the "
+                                             "leftover configuration from build"):
             module.SerializingProducer({"value.serializer.builder": type(
                 "B", (), {"build": lambda self, c, k: (Built(b""), "x")})()})
-        with pytest.raises(ValueError, match="must return a .serde, configuration. tuple from build"):
-            module.SerializingProducer({"value.serializer.builder": Bad(), "bootstrap.servers": "x"})
+        with pytest.raises(ValueError,
+                           match="must return a .serde, configuration. tuple from build"):
+            module.SerializingProducer({"value.serializer.builder": Bad(),
+                                        "bootstrap.servers": "x"})
 
 
 def test_cluster_id_resolver_reads_the_mock_clusters_id():
@@ -254,7 +264,8 @@ def test_cluster_id_resolver_reads_the_mock_clusters_id():
 def test_deserializing_consumer_over_mock_cluster():
     # the mock cluster lives as long as the producer that created it
     producer = cb.Producer(mock())
-    for key, value in ((b"\x00\x00\x00\x07", "ok"), (b"\x00\x01", "short key"), (b"\x00\x00\x00\x08", b"\xff")):
+    for key, value in ((b"\x00\x00\x00\x07", "ok"), (b"\x00\x01", "short key"),
+                       (b"\x00\x00\x00\x08", b"\xff")):
         producer.produce("serde-unit", value=value, key=key, partition=0)
     assert producer.flush(10) == 0
     broker = producer.list_topics(timeout=10).brokers[1]

@@ -21,7 +21,7 @@ import pytest
 import confluent_binding
 from confluent_binding import Consumer, KafkaException, Producer
 
-from helpers import closed_port
+from tests.support import closed_port
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="uses /proc and SIGINT")
 

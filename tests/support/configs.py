@@ -1,5 +1,5 @@
-"""Client configurations shared by the unit tests: no broker at all, or librdkafka's in-process
-mock cluster."""
+"""Client configurations for tests that need no broker: nothing listening, or librdkafka's
+in-process mock cluster (unit tests only; integration tests use the real broker)."""
 import socket
 
 
