@@ -1,0 +1,189 @@
+"""Faults a single broker can show: killed (SIGKILL) and restarted under a producer, paused
+(SIGSTOP) longer than the clients' socket timeout. Every test owns its broker, since it
+breaks it, and checks what was written by reading the topic back."""
+import collections
+import os
+import signal
+import threading
+import time
+import uuid
+
+import pytest
+
+import confluent_binding as kafka
+from confluent_binding.testing import KafkaCluster
+
+pytestmark = pytest.mark.integration
+
+PARTITIONS = 6
+
+
+@pytest.fixture
+def broker(tmp_path):
+    with KafkaCluster(workdir=tmp_path / "broker") as c:
+        yield c
+
+
+def _wait(what, cond, timeout, serve=None):
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for " + what)
+        if serve is not None:
+            serve()
+        else:
+            time.sleep(0.05)
+
+
+class Reports:
+    """Delivery reports of sequence-numbered messages (the value is the number)."""
+
+    def __init__(self):
+        self.ok = 0
+        self.failed = []
+
+    def __call__(self, err, msg):
+        if err is None:
+            self.ok += 1
+        else:
+            self.failed.append((int(msg.value()), err))
+
+
+def _produce_range(p, topic, start, stop):
+    for i in range(start, stop):
+        while True:
+            try:
+                p.produce(topic, b"%d" % i, partition=i % PARTITIONS)
+                break
+            except BufferError:
+                p.poll(0.1)
+        if i % 10_000 == 0:
+            p.poll(0)
+
+
+def _read_back(cluster, topic):
+    """{partition: [sequence numbers in log order]} of everything in the topic."""
+    c = kafka.Consumer(cluster.client_config(**{"group.id": uuid.uuid4().hex,
+                                                "enable.auto.commit": False}))
+    ends = {p: c.get_watermark_offsets(kafka.TopicPartition(topic, p), timeout=30)[1]
+            for p in range(PARTITIONS)}
+    c.assign([kafka.TopicPartition(topic, p, kafka.OFFSET_BEGINNING) for p in range(PARTITIONS)])
+    seen = collections.defaultdict(list)
+    done = {p for p, end in ends.items() if end == 0}
+    deadline = time.monotonic() + 120
+    while len(done) < PARTITIONS:
+        assert time.monotonic() < deadline, "read-back stalled at %r of %r" % (
+            {p: len(v) for p, v in seen.items()}, ends)
+        for m in c.consume(10_000, 1.0):
+            assert m.error() is None, m.error()
+            seen[m.partition()].append(int(m.value()))
+            if m.offset() + 1 >= ends[m.partition()]:
+                done.add(m.partition())
+    c.close()
+    return seen
+
+
+def _kill_twice_while_producing(broker, idempotent, n, record_property):
+    """Produce n sequence-numbered messages at a steady pace while another thread SIGKILLs
+    the broker twice (once deliveries pass n/6, again past n/2 after the restart), so that
+    batches are in flight at each kill and more messages are queued while it is down."""
+    topic = broker.create_topic("faults-" + uuid.uuid4().hex[:8], partitions=PARTITIONS)
+    reports = Reports()
+    p = kafka.Producer(broker.client_config(**{
+        "enable.idempotence": idempotent, "acks": "all", "linger.ms": 5,
+        "message.timeout.ms": 180_000, "queue.buffering.max.messages": 1_000_000,
+        "reconnect.backoff.max.ms": 500, "log_level": 0}, on_delivery=reports))
+    kills = []
+
+    def faults():
+        for threshold in (n // 6, n // 2):
+            _wait("deliveries to pass %d" % threshold, lambda: reports.ok >= threshold, 180)
+            broker.kill()
+            kills.append(reports.ok)
+            broker.restart()
+
+    killer = threading.Thread(target=faults)
+    killer.start()
+    for start in range(0, n, 1000):
+        _produce_range(p, topic, start, min(start + 1000, n))
+        p.poll(0.01)
+    while killer.is_alive():
+        p.poll(0.1)
+    killer.join()
+    assert len(kills) == 2, kills
+    record_property("delivered_at_kills", kills)
+    assert p.flush(180) == 0
+    p.close()
+    assert reports.ok + len(reports.failed) == n   # every message got exactly one report
+    return topic, reports
+
+
+def test_idempotent_producer_loses_and_duplicates_nothing_across_broker_kills(
+        broker, record_property):
+    n = 300_000
+    topic, reports = _kill_twice_while_producing(broker, True, n, record_property)
+    assert reports.failed == []
+    seen = _read_back(broker, topic)
+    for part in range(PARTITIONS):
+        # every message once, in the order produced
+        assert seen[part] == list(range(part, n, PARTITIONS)), "partition %d" % part
+
+
+def test_producer_without_idempotence_loses_nothing_silently(broker, record_property):
+    """Without idempotence retries may write a batch twice: the count is a figure, not a
+    failure. What must hold: every message is in the log or was reported failed."""
+    n = 300_000
+    topic, reports = _kill_twice_while_producing(broker, False, n, record_property)
+    seen = _read_back(broker, topic)
+    present = collections.Counter(v for values in seen.values() for v in values)
+    failed = {seq for seq, _ in reports.failed}
+    missing = [i for i in range(n) if i not in present and i not in failed]
+    assert missing == []
+    duplicates = sum(c - 1 for c in present.values())
+    record_property("duplicates", duplicates)
+    record_property("failed", len(failed))
+    print("\nwithout idempotence: %d messages, %d duplicates, %d reported failed"
+          % (n, duplicates, len(failed)))
+
+
+def test_paused_broker_reports_timeouts_then_everything_arrives(broker):
+    topic = broker.create_topic("paused-" + uuid.uuid4().hex[:8], partitions=PARTITIONS)
+    fast = {"socket.timeout.ms": 2000, "log_level": 0, "reconnect.backoff.max.ms": 500}
+    p_errors, c_errors = [], []
+    reports = Reports()
+    p = kafka.Producer(broker.client_config(**fast, **{"enable.idempotence": True,
+                                                       "message.timeout.ms": 120_000},
+                                            error_cb=p_errors.append, on_delivery=reports))
+    c = kafka.Consumer(broker.client_config(**fast, **{
+        "group.id": uuid.uuid4().hex, "auto.offset.reset": "earliest",
+        "session.timeout.ms": 45_000}, error_cb=c_errors.append))
+    c.subscribe([topic])
+    n, got = 20_000, collections.defaultdict(list)
+
+    def consume_some():
+        for m in c.consume(1000, 0.05):
+            if m.error() is None:
+                got[m.partition()].append(int(m.value()))
+        p.poll(0)
+
+    _produce_range(p, topic, 0, n // 2)
+    _wait("the first half consumed", lambda: sum(map(len, got.values())) >= n // 2, 60,
+          consume_some)
+    os.kill(broker.pid, signal.SIGSTOP)
+    try:
+        _produce_range(p, topic, n // 2, n)
+        timeout_codes = {kafka.KafkaError._TIMED_OUT, kafka.KafkaError._TRANSPORT,
+                         kafka.KafkaError._ALL_BROKERS_DOWN}
+        _wait("both clients to report the unresponsive broker",
+              lambda: ({e.code() for e in p_errors} & timeout_codes
+                       and {e.code() for e in c_errors} & timeout_codes), 60, consume_some)
+    finally:
+        os.kill(broker.pid, signal.SIGCONT)
+    _wait("everything consumed after the pause", lambda: sum(map(len, got.values())) >= n, 120,
+          consume_some)
+    assert p.flush(60) == 0
+    assert reports.ok == n and reports.failed == []
+    for part in range(PARTITIONS):
+        assert got[part] == list(range(part, n, PARTITIONS)), "partition %d" % part
+    c.close()
+    p.close()
