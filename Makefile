@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 # The extension is built in place: run everything against this checkout.
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
-.PHONY: all demo test lint unit integration bench bench-quick wheel librdkafka system deps jars clean
+.PHONY: all demo test lint unit integration bench bench-quick wheel librdkafka system deps jars schema-registry clean
 
 all: $(STAMP_EXT)
 
@@ -44,6 +44,11 @@ $(STAMP_EXT): $(EXT_SOURCES) $(VENV)/.deps-stamp | librdkafka
 jars: system deps
 	$(PY) -c "from confluent_binding.testing import ensure_kafka_jars; print(ensure_kafka_jars())"
 
+# A real Schema Registry (Apicurio Registry, Confluent's REST API) assembled once with Maven from
+# its Maven Central jars (confluent_binding/testing/apicurio-pom.xml) into .cache/.
+schema-registry: system deps
+	$(PY) -c "from confluent_binding.testing import ensure_schema_registry_app; print(ensure_schema_registry_app(verbose=True))"
+
 demo: system $(STAMP_EXT) jars
 	$(PY) examples/quickstart.py
 
@@ -54,13 +59,13 @@ lint: $(VENV)/.deps-stamp
 	$(VENV)/bin/ruff check --no-cache $(LINT_PY)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/cython-lint $(LINT_CY)
 
-test: lint system $(STAMP_EXT) jars
+test: lint system $(STAMP_EXT) jars schema-registry
 	$(PY) -m pytest tests $(PYTEST_ARGS)
 
 unit: $(STAMP_EXT)
 	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
 
-integration: system $(STAMP_EXT) jars
+integration: system $(STAMP_EXT) jars schema-registry
 	$(PY) -m pytest tests/integration $(PYTEST_ARGS)
 
 clean:

@@ -8,8 +8,11 @@ Pure Python (standard library only); nothing here imports the compiled client.
 - :func:`ensure_kafka_jars` - fetch and cache the broker jars.
 - :class:`KafkaWireClient` - minimal Kafka protocol client (ApiVersions,
   Metadata, CreateTopics, DeleteTopics, SASL).
+- :class:`SchemaRegistryServer` - a real Schema Registry (Apicurio Registry,
+  Confluent's REST API) built from Maven Central with ``mvn`` once;
+  :class:`ExternalSchemaRegistry` for a running one.
 - pytest plugin: ``-p confluent_binding.testing.pytest_plugin`` (fixtures
-  ``kafka_cluster``, ``topic``, ``make_topic``).
+  ``kafka_cluster``, ``topic``, ``make_topic``, ``schema_registry``).
 """
 
 from ._certs import CertError, TestCertificates, make_test_certificates
@@ -29,12 +32,24 @@ from .cluster import (
     KafkaClusterError,
     wire_client_for,
 )
+from .schema_registry import (
+    CCOMPAT_PATH,
+    DEFAULT_APICURIO_VERSION,
+    ExternalSchemaRegistry,
+    SchemaRegistryServer,
+    SchemaRegistryServerError,
+    ensure_schema_registry_app,
+    find_schema_registry_app,
+)
 
 __all__ = [
+    "CCOMPAT_PATH",
     "CertError",
     "ClusterMetadata",
     "DEFAULT_JVM_OPTS",
+    "DEFAULT_APICURIO_VERSION",
     "DEFAULT_KAFKA_VERSION",
+    "ExternalSchemaRegistry",
     "ExternalKafkaCluster",
     "KafkaCluster",
     "KafkaClusterError",
@@ -42,11 +57,15 @@ __all__ = [
     "KafkaProtocolError",
     "KafkaWireClient",
     "SASL_USERS",
+    "SchemaRegistryServer",
+    "SchemaRegistryServerError",
     "TestCertificates",
     "TopicMetadata",
     "cache_dir",
     "ensure_kafka_jars",
+    "ensure_schema_registry_app",
     "find_kafka_jars",
+    "find_schema_registry_app",
     "make_test_certificates",
     "wire_client_for",
 ]

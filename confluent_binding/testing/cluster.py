@@ -19,7 +19,6 @@ import contextlib
 import hashlib
 import os
 import shutil
-import signal
 import socket
 import ssl as _ssl
 import subprocess
@@ -30,6 +29,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from . import _process
 from ._certs import TestCertificates, make_test_certificates
 from ._jars import DEFAULT_KAFKA_VERSION, cache_dir, ensure_kafka_jars
 from ._wire import ClusterMetadata, KafkaWireClient
@@ -273,10 +273,7 @@ class _Resources:
 
 
 def _release(res: _Resources) -> None:
-    proc = res.proc
-    if proc is not None and proc.poll() is None:
-        proc.kill()
-        proc.wait()
+    _process.kill(res.proc)
     for path in res.remove:
         shutil.rmtree(path, ignore_errors=True)
 
@@ -816,13 +813,7 @@ class KafkaCluster(_TopicAdmin):
         if proc is None:
             return None
         t0 = time.monotonic()
-        if proc.poll() is None:
-            try:
-                proc.send_signal(signal.SIGTERM)
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        _process.terminate(proc, timeout)
         self.timings["stop"] = time.monotonic() - t0
         self._close_log()
         _LIVE.discard(self)
@@ -832,12 +823,9 @@ class KafkaCluster(_TopicAdmin):
 
     def kill(self) -> None:
         """SIGKILL the broker (for fault tests); data is kept, :meth:`restart` recovers."""
-        proc = self._proc
-        if proc is None:
+        if self._proc is None:
             return
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _process.kill(self._proc)
         self._close_log()
         _LIVE.discard(self)
         self._cds_finish(clean_exit=False)

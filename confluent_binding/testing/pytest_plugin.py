@@ -31,6 +31,13 @@ Fixtures:
 ``make_topic`` (function)
     Factory ``make_topic(partitions=1, name=None, config=None) -> str``;
     the topics it made are deleted after the test.
+
+``schema_registry`` (session)
+    A real Schema Registry speaking Confluent's REST API: ``SCHEMA_REGISTRY_URL`` if set
+    (optional ``SCHEMA_REGISTRY_CLIENT_CONFIG``, a JSON object of client settings such as
+    ``basic.auth.user.info``), else a local Apicurio Registry
+    (:class:`~confluent_binding.testing.SchemaRegistryServer`, built once with ``mvn``; needs
+    ``java`` 11+).  Offers ``url`` and ``client_config(extra=None) -> {"url": ..., ...}``.
 """
 
 from __future__ import annotations
@@ -46,23 +53,29 @@ import pytest
 
 from ._jars import DEFAULT_KAFKA_VERSION, KafkaJarsError, ensure_kafka_jars
 from .cluster import ExternalKafkaCluster, KafkaCluster
+from .schema_registry import DEFAULT_APICURIO_VERSION, ExternalSchemaRegistry, SchemaRegistryServer
 
-__all__ = ["kafka_cluster", "make_topic", "topic"]
+__all__ = ["kafka_cluster", "make_topic", "schema_registry", "topic"]
+
+
+def _json_object_env(name: str) -> dict:
+    raw = os.environ.get(name, "").strip()
+    config = {}
+    if raw:
+        try:
+            config = json.loads(raw)
+        except ValueError as e:
+            pytest.fail("%s is not a JSON object: %s" % (name, e), pytrace=False)
+        if not isinstance(config, dict):
+            pytest.fail("%s must be a JSON object" % name, pytrace=False)
+    return config
 
 
 def _external() -> Optional[ExternalKafkaCluster]:
     servers = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
     if not servers:
         return None
-    raw = os.environ.get("KAFKA_CLIENT_CONFIG", "").strip()
-    config = {}
-    if raw:
-        try:
-            config = json.loads(raw)
-        except ValueError as e:
-            pytest.fail("KAFKA_CLIENT_CONFIG is not a JSON object: %s" % e, pytrace=False)
-        if not isinstance(config, dict):
-            pytest.fail("KAFKA_CLIENT_CONFIG must be a JSON object", pytrace=False)
+    config = _json_object_env("KAFKA_CLIENT_CONFIG")
     cluster = ExternalKafkaCluster(servers, config)
     try:
         cluster.wait_ready(timeout=30)
@@ -191,3 +204,34 @@ def make_topic(kafka_cluster: Any, request: pytest.FixtureRequest) -> Iterator[C
 def topic(make_topic: Callable[..., str]) -> str:
     """A fresh, uniquely named topic with one partition."""
     return make_topic(1)
+
+
+@pytest.fixture(scope="session")
+def schema_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A running Schema Registry for the whole test session (see module doc)."""
+    url = os.environ.get("SCHEMA_REGISTRY_URL", "").strip()
+    if url:
+        registry = ExternalSchemaRegistry(url, _json_object_env("SCHEMA_REGISTRY_CLIENT_CONFIG"))
+        try:
+            registry.wait_ready(timeout=30)
+        except Exception as e:
+            pytest.fail("SCHEMA_REGISTRY_URL=%s: %s" % (url, e), pytrace=False)
+        yield registry
+        return
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        pytest.fail(
+            "no Schema Registry for tests: set SCHEMA_REGISTRY_URL, or install java 11+ and "
+            "maven (Apicurio Registry is built once)",
+            pytrace=False,
+        )
+    version = os.environ.get("APICURIO_VERSION", DEFAULT_APICURIO_VERSION)
+    server = SchemaRegistryServer(version, workdir=tmp_path_factory.mktemp("schema-registry"))
+    try:
+        server.start(timeout=180)
+    except Exception as e:
+        server.kill()
+        pytest.fail("local Apicurio Registry %s did not start: %s" % (version, e), pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -1,0 +1,385 @@
+"""A real Schema Registry for tests: Apicurio Registry run as a local JVM process.
+
+Apicurio Registry serves Confluent's Schema Registry REST API under ``/apis/ccompat/v7``.  Its
+server is published on Maven Central as a plain jar; :func:`ensure_schema_registry_app` assembles
+it into a runnable Quarkus application with ``mvn`` once (``apicurio-pom.xml`` next to this file)
+and caches it next to the Kafka jars.  :class:`SchemaRegistryServer` starts it on a free loopback
+port with in-memory storage, waits until the API answers, and stops it cleanly.
+
+Example::
+
+    with SchemaRegistryServer() as sr:
+        client = SchemaRegistryClient({"url": sr.url})
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import weakref
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional
+
+from . import _process
+from ._jars import _locked, cache_dir
+from .cluster import _find_java, _free_ports, _tail
+
+__all__ = [
+    "APICURIO_POM_PATH",
+    "CCOMPAT_PATH",
+    "DEFAULT_APICURIO_VERSION",
+    "ExternalSchemaRegistry",
+    "SchemaRegistryServerError",
+    "SchemaRegistryServer",
+    "ensure_schema_registry_app",
+    "find_schema_registry_app",
+]
+
+DEFAULT_APICURIO_VERSION = "2.4.2.Final"
+APICURIO_POM_PATH = Path(__file__).resolve().with_name("apicurio-pom.xml")
+#: Where Apicurio serves Confluent's Schema Registry API.
+CCOMPAT_PATH = "/apis/ccompat/v7"
+_RUNNER = "apicurio-registry-runner-1-runner.jar"
+_STAMP = ".complete"
+
+# A test registry favours start-up time: C1 only, small heap.
+_JVM_OPTS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k", "-Djava.awt.headless=true")
+
+
+class SchemaRegistryServerError(RuntimeError):
+    """The registry could not be built, started or reached."""
+
+
+def _stamp_text(version: str) -> str:
+    digest = hashlib.sha256(APICURIO_POM_PATH.read_bytes()).hexdigest()
+    return "apicurio-registry %s\npom sha256 %s\n" % (version, digest)
+
+
+def _app_base(version: str) -> Path:
+    return cache_dir() / ("apicurio-registry-%s" % version)
+
+
+def find_schema_registry_app(version: str = DEFAULT_APICURIO_VERSION) -> Optional[Path]:
+    """The runnable jar of the cached, complete build for ``version``, else ``None``."""
+    base = _app_base(version)
+    runner = base / "app" / _RUNNER
+    try:
+        if (base / _STAMP).read_text() == _stamp_text(version) and runner.is_file():
+            return runner
+    except OSError:
+        pass
+    return None
+
+
+def ensure_schema_registry_app(
+    version: str = DEFAULT_APICURIO_VERSION, *, mvn: Optional[str] = None, verbose: bool = False
+) -> Path:
+    """Return the runnable jar of Apicurio Registry ``version``, building it first if needed.
+
+    The build (``mvn package`` of ``apicurio-pom.xml`` in a temporary directory: resolve the
+    published app and its dependencies, run Quarkus' build) lands in
+    ``<cache>/apicurio-registry-<version>/app`` (``<runner>.jar`` + ``lib/``); a stamp written
+    last marks it complete, so an interrupted build is redone.  Raises
+    :class:`SchemaRegistryServerError` when ``mvn`` is missing or fails.
+    """
+    found = find_schema_registry_app(version)
+    if found is not None:
+        return found
+    base = _app_base(version)
+    with _locked(cache_dir() / (".apicurio-registry-%s.lock" % version)):
+        found = find_schema_registry_app(version)  # built by another process meanwhile
+        if found is not None:
+            return found
+        mvn = mvn or shutil.which("mvn")
+        if not mvn:
+            raise SchemaRegistryServerError(
+                "Maven ('mvn') is not on PATH: it is needed once to build Apicurio Registry %s "
+                "(apt-get install maven), or set SCHEMA_REGISTRY_URL to use a running registry"
+                % version
+            )
+        base.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix="build.tmp-", dir=base))
+        try:
+            shutil.copy(APICURIO_POM_PATH, work / "pom.xml")
+            cmd = [
+                mvn,
+                "-B",
+                "-q",
+                "-f",
+                str(work / "pom.xml"),
+                "-Dapicurio.version=%s" % version,
+                "-DskipTests",
+                "package",
+            ]
+            t0 = time.monotonic()
+            proc = subprocess.run(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=str(work),
+            )
+            target = work / "target"
+            if proc.returncode != 0 or not (target / _RUNNER).is_file():
+                out = proc.stdout.decode("utf-8", "replace")
+                raise SchemaRegistryServerError(
+                    "building Apicurio Registry %s with Maven failed (exit %d):\n%s\n%s"
+                    % (version, proc.returncode, " ".join(cmd), out[-4000:])
+                )
+            staged = work / "app"
+            staged.mkdir()
+            os.rename(target / _RUNNER, staged / _RUNNER)
+            os.rename(target / "lib", staged / "lib")
+            app = base / "app"
+            stamp = base / _STAMP
+            with contextlib.suppress(FileNotFoundError):
+                stamp.unlink()
+            if app.exists():
+                shutil.rmtree(app)
+            os.rename(staged, app)
+            stamp_tmp = base / (_STAMP + ".tmp")
+            stamp_tmp.write_text(_stamp_text(version))
+            os.replace(stamp_tmp, stamp)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        if verbose:
+            print(
+                "built Apicurio Registry %s into %s in %.1fs"
+                % (version, app, time.monotonic() - t0)
+            )
+        return app / _RUNNER
+
+
+def _http_get(url: str, timeout: float) -> Any:
+    with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - loopback test server
+        return json.loads(resp.read() or b"null")
+
+
+class ExternalSchemaRegistry:
+    """An already running registry (``SCHEMA_REGISTRY_URL``), same API as
+    :class:`SchemaRegistryServer` for what tests need."""
+
+    def __init__(self, url: str, config: Optional[Mapping[str, Any]] = None):
+        self.url = url.rstrip("/")
+        self._config = dict(config or {})
+
+    def client_config(self, extra: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """``{"url": ...}`` plus the extra settings given at construction and here."""
+        conf: Dict[str, Any] = {"url": self.url}
+        conf.update(self._config)
+        conf.update(extra or {})
+        return conf
+
+    def wait_ready(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                _http_get(self.url.split(",")[0] + "/subjects", timeout=5)
+                return
+            except urllib.error.HTTPError as e:
+                if e.code in (401, 403):  # answers, but wants credentials
+                    return
+                err: Exception = e
+            except (OSError, ValueError) as e:
+                err = e
+            if time.monotonic() >= deadline:
+                raise SchemaRegistryServerError(
+                    "Schema Registry at %s not reachable: %s" % (self.url, err)
+                )
+            time.sleep(0.2)
+
+    def __repr__(self) -> str:
+        return "ExternalSchemaRegistry(%r)" % self.url
+
+
+def _release(res: Dict[str, Any]) -> None:
+    _process.kill(res.get("proc"))
+    if res.get("remove"):
+        shutil.rmtree(res["remove"], ignore_errors=True)
+
+
+class SchemaRegistryServer(ExternalSchemaRegistry):
+    """Apicurio Registry on ``127.0.0.1:<free port>`` with in-memory storage (H2).
+
+    Parameters:
+      version: Apicurio Registry version (built by :func:`ensure_schema_registry_app`).
+      workdir: where the log goes; default a temporary directory removed by :meth:`cleanup`.
+      app: a runnable jar to use instead of the cached build.
+      heap: ``-Xmx``.
+      properties: extra Quarkus / Apicurio settings, passed as ``-Dkey=value``.
+      verbose: print timings.
+
+    After :meth:`start`, ``timings`` holds seconds spent: ``build`` (0 when cached), ``ready``
+    (JVM launch until the API answers) and ``start`` (total); :meth:`stop` adds ``stop``.
+    """
+
+    def __init__(
+        self,
+        version: str = DEFAULT_APICURIO_VERSION,
+        workdir: Optional[os.PathLike] = None,
+        *,
+        app: Optional[os.PathLike] = None,
+        heap: str = "512m",
+        properties: Optional[Mapping[str, Any]] = None,
+        java: Optional[str] = None,
+        verbose: bool = False,
+    ):
+        super().__init__("")
+        self.version = version
+        self._owns_workdir = workdir is None
+        self.workdir = (
+            Path(workdir)
+            if workdir is not None
+            else Path(tempfile.mkdtemp(prefix="schema-registry-"))
+        )
+        self._res: Dict[str, Any] = {
+            "proc": None,
+            "remove": self.workdir if self._owns_workdir else None,
+        }
+        self._finalizer = weakref.finalize(self, _release, self._res)
+        self.app = Path(app) if app is not None else None
+        self.heap = heap
+        self.properties = dict(properties or {})
+        self._java = java
+        self.verbose = verbose
+        self.port: Optional[int] = None
+        self.timings: Dict[str, float] = {}
+        self._proc: Optional[subprocess.Popen] = None
+        self._log_file: Any = None
+
+    @property
+    def log_path(self) -> Path:
+        return self.workdir / "schema-registry.log"
+
+    @property
+    def pid(self) -> Optional[int]:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def is_running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def _command(self, java: str, app: Path) -> List[str]:
+        props: Dict[str, Any] = {
+            "quarkus.http.host": "127.0.0.1",
+            "quarkus.http.port": self.port,
+        }
+        props.update(self.properties)
+        cmd = [java, "-Xmx%s" % self.heap, *_JVM_OPTS]
+        cmd += ["-D%s=%s" % (k, v) for k, v in props.items()]
+        cmd += ["-jar", str(app)]
+        return cmd
+
+    def start(self, timeout: float = 120) -> "SchemaRegistryServer":
+        """Build if needed, launch on a fresh port, wait until ``GET /subjects`` answers."""
+        if self.is_running:
+            raise SchemaRegistryServerError("already running (pid %d)" % self.pid)
+        t0 = time.monotonic()
+        app = self.app or ensure_schema_registry_app(self.version, verbose=self.verbose)
+        t1 = time.monotonic()
+        java = _find_java(self._java)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.port = _free_ports(1)[0]
+        self.url = "http://127.0.0.1:%d%s" % (self.port, CCOMPAT_PATH)
+        cmd = self._command(java, app)
+        self._close_log()
+        self._log_file = open(self.log_path, "ab")
+        self._log_file.write(
+            b"\n=== %s: %s\n"
+            % (time.strftime("%Y-%m-%d %H:%M:%S").encode(), " ".join(cmd).encode())
+        )
+        self._log_file.flush()
+        self._proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log_file,
+            stderr=subprocess.STDOUT,
+            cwd=str(self.workdir),
+            start_new_session=True,  # Ctrl-C goes to the test run only
+        )
+        self._res["proc"] = self._proc
+        try:
+            self._wait_ready(timeout)
+        except BaseException:
+            self.kill()
+            raise
+        self.timings = {
+            "build": t1 - t0,
+            "ready": time.monotonic() - t1,
+            "start": time.monotonic() - t0,
+        }
+        if self.verbose:
+            print(
+                "Apicurio Registry %s ready at %s in %.1fs, pid %d, log %s"
+                % (self.version, self.url, self.timings["ready"], self.pid, self.log_path)
+            )
+        return self
+
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        last: Optional[BaseException] = None
+        assert self._proc is not None
+        while True:
+            rc = self._proc.poll()
+            if rc is not None:
+                raise SchemaRegistryServerError(
+                    "Apicurio Registry exited with code %d during start-up; last lines of %s:\n%s"
+                    % (rc, self.log_path, _tail(self.log_path))
+                )
+            try:
+                _http_get(self.url + "/subjects", timeout=2)
+                return
+            except (OSError, ValueError) as e:  # not listening yet
+                last = e
+            if time.monotonic() >= deadline:
+                raise SchemaRegistryServerError(
+                    "Apicurio Registry not ready after %.0fs (last error: %s); log %s:\n%s"
+                    % (timeout, last, self.log_path, _tail(self.log_path))
+                )
+            time.sleep(0.1)
+
+    def stop(self, timeout: float = 30) -> Optional[int]:
+        """SIGTERM, wait up to ``timeout``, then SIGKILL.  Returns the exit code."""
+        proc = self._proc
+        if proc is None:
+            return None
+        t0 = time.monotonic()
+        _process.terminate(proc, timeout)
+        self.timings["stop"] = time.monotonic() - t0
+        self._close_log()
+        return proc.returncode
+
+    def kill(self) -> None:
+        _process.kill(self._proc)
+        self._close_log()
+
+    def _close_log(self) -> None:
+        f, self._log_file = self._log_file, None
+        if f is not None:
+            f.close()
+
+    def cleanup(self) -> None:
+        """Stop, and remove the workdir if this object made it."""
+        self.stop()
+        if self._owns_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> "SchemaRegistryServer":
+        if not self.is_running:
+            self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.cleanup()
+
+    def __repr__(self) -> str:
+        state = "running pid %d" % self.pid if self.is_running else "stopped"
+        return "SchemaRegistryServer(%s, %s, %s)" % (self.version, self.url or "no url", state)
