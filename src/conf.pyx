@@ -9,16 +9,14 @@ from includes.rdkafka cimport (
     rd_kafka_conf_t,
 )
 
-# Python-only keys every client type takes; each client adds its own.
-_CALLBACK_KEYS = ("error_cb", "stats_cb", "throttle_cb", "oauth_cb")
-_COMMON_PY_KEYS = frozenset(_CALLBACK_KEYS + ("logger", "default.topic.config"))
+from confluent_binding._keywords import properties as _properties
 
 
 def _merge_conf(tuple args, dict kwargs):
     """Producer(conf), Producer(conf, **kwargs) and Producer(**kwargs) -> one new dict.
 
-    Keyword names use '_' for '.', except the Python-only keys (on_delivery, error_cb, ...).
-    The caller's dict is never modified.
+    Keywords name properties by confluent_binding._keywords' rule (bootstrap_servers ->
+    bootstrap.servers). The caller's dict is never modified.
     """
     if len(args) > 1:
         raise TypeError("expected at most one positional argument: the configuration dict")
@@ -29,15 +27,8 @@ def _merge_conf(tuple args, dict kwargs):
         if not isinstance(args[0], dict):
             raise TypeError("expected configuration dict, not %s" % type(args[0]).__name__)
         conf.update(args[0])
-    for k, v in kwargs.items():
-        conf[k if k in _KEEP_UNDERSCORES else k.replace("_", ".")] = v
+    conf.update(_properties(kwargs))
     return conf
-
-
-_PY_KEYS = _COMMON_PY_KEYS | {"on_delivery", "on_commit", "delivery.report.only.error"}
-# Keyword names kept as given: the Python-only keys and librdkafka's one property spelled with
-# an underscore.
-_KEEP_UNDERSCORES = _PY_KEYS | {"log_level"}
 
 
 cdef str _conf_value(str key, value):

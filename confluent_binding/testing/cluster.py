@@ -29,6 +29,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from .._keywords import properties
 from . import _process
 from ._certs import TestCertificates, make_test_certificates
 from ._jars import DEFAULT_KAFKA_VERSION, cache_dir, ensure_kafka_jars
@@ -136,19 +137,6 @@ def _find_java(java: Optional[str]) -> str:
     return found
 
 
-# Keys that keep their underscores: the clients' Python-only keys and librdkafka's log_level.
-_PYTHON_KEYS = {"error_cb", "stats_cb", "throttle_cb", "oauth_cb", "logger", "on_delivery",
-                "on_commit", "log_level"}
-
-
-def _librdkafka_keys(extra: Mapping[str, Any]) -> Dict[str, Any]:
-    """Keyword names without a dot use ``_`` for ``.`` (``group_id=`` ->
-    ``group.id``); dotted names (``**{"linger.ms": 5}``) and the Python-only keys
-    (``error_cb=``, ``on_delivery=``, ...) and ``log_level`` are kept as given."""
-    return {(k if "." in k or k in _PYTHON_KEYS else k.replace("_", ".")): v
-            for k, v in extra.items()}
-
-
 def _ssl_context_from_config(conf: Mapping[str, Any]) -> Optional[_ssl.SSLContext]:
     proto = str(conf.get("security.protocol", "PLAINTEXT")).upper()
     if proto not in ("SSL", "SASL_SSL"):
@@ -237,7 +225,7 @@ class ExternalKafkaCluster(_TopicAdmin):
         conf: Dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
         conf.update(self._config)
         conf.update(_config or {})
-        conf.update(_librdkafka_keys(extra))
+        conf.update(properties(extra))
         return conf
 
     def wait_ready(self, timeout: float = 30) -> None:
@@ -387,19 +375,6 @@ class KafkaCluster(_TopicAdmin):
     def is_running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    def rss_bytes(self) -> Optional[int]:
-        """Resident memory of the broker JVM (Linux ``/proc``), or ``None``."""
-        if not self.is_running:
-            return None
-        try:
-            with open("/proc/%d/status" % self.pid) as f:
-                for line in f:
-                    if line.startswith("VmRSS:"):
-                        return int(line.split()[1]) * 1024
-        except OSError:
-            return None
-        return None
-
     def _is_kafka_3(self) -> bool:
         try:
             return int(self.version.split(".", 1)[0]) < 4
@@ -436,11 +411,11 @@ class KafkaCluster(_TopicAdmin):
     def client_config(self, _config: Optional[Mapping[str, Any]] = None, /,
                       **extra: Any) -> Dict[str, Any]:
         """librdkafka config for the PLAINTEXT listener, plus ``_config`` and
-        ``extra`` (keyword names use ``_`` for ``.``: ``group_id="g"``, or pass
-        ``**{"linger.ms": 5}``)."""
+        ``extra`` (keywords name properties as the clients' keywords do: ``group_id="g"``,
+        or pass ``**{"linger.ms": 5}``)."""
         conf: Dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
         conf.update(_config or {})
-        conf.update(_librdkafka_keys(extra))
+        conf.update(properties(extra))
         return conf
 
     def _ssl_settings(self, client_cert: bool) -> Dict[str, Any]:
@@ -461,7 +436,7 @@ class KafkaCluster(_TopicAdmin):
                                 "security.protocol": "SSL"}
         conf.update(self._ssl_settings(client_cert))
         conf.update(_config or {})
-        conf.update(_librdkafka_keys(extra))
+        conf.update(properties(extra))
         return conf
 
     def sasl_client_config(
@@ -501,7 +476,7 @@ class KafkaCluster(_TopicAdmin):
         if protocol == "SASL_SSL":
             conf.update(self._ssl_settings(False))
         conf.update(config or {})
-        conf.update(_librdkafka_keys(extra))
+        conf.update(properties(extra))
         return conf
 
     # -- configuration ------------------------------------------------------------

@@ -14,8 +14,8 @@ CBASE = dict(BASE, **{"group.id": "g"})
 
 CALLBACK_KEYS = ("error_cb", "stats_cb", "throttle_cb", "oauth_cb")
 
-# For keyword-only construction (log_level= would become 'log.level'): librdkafka's logs go
-# to this logger instead of stderr.
+# For keyword-only construction without log_level: librdkafka's logs go to this logger instead
+# of stderr.
 QUIET = logging.getLogger("confluent_binding.tests.quiet")
 QUIET.addHandler(logging.NullHandler())
 QUIET.propagate = False
@@ -79,6 +79,31 @@ def test_kwargs_underscores_become_dots():
     with pytest.raises(KafkaException) as ei:
         Producer(dict(BASE), bogus_prop_name=1)
     assert '"bogus.prop.name"' in _invalid_arg(ei)
+
+
+def test_keyword_rule():
+    from confluent_binding._keywords import property_name
+    assert property_name("bootstrap_servers") == "bootstrap.servers"
+    assert property_name("linger.ms") == "linger.ms"
+    # a name with a dot is spelled as a property: kept whole, like confluent-kafka's message
+    assert property_name("a.b_c") == "a.b_c"
+    for kept in ("log_level", "on_delivery", "on_commit", "error_cb", "stats_cb", "throttle_cb",
+                 "oauth_cb", "logger"):
+        assert property_name(kept) == kept
+
+
+def test_dotted_keyword_is_kept_whole():
+    with pytest.raises(KafkaException) as ei:
+        Producer(dict(BASE), **{"a.b_c": 1})
+    assert _invalid_arg(ei) == 'No such configuration property: "a.b_c"'
+
+
+def test_harness_uses_the_clients_keyword_rule():
+    from confluent_binding.testing import ExternalKafkaCluster
+    conf = ExternalKafkaCluster("127.0.0.1:1").client_config(
+        group_id="g", log_level=0, on_commit=print, **{"a.b_c": 1, "linger.ms": 5})
+    assert conf == {"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "log_level": 0,
+                    "on_commit": print, "a.b_c": 1, "linger.ms": 5}
 
 
 def test_kwargs_override_the_dict():
