@@ -1,6 +1,6 @@
 """Test helpers for confluent_binding: a real local Kafka broker and a pytest plugin.
 
-Pure Python (standard library only); nothing here imports the compiled client.
+Pure Python (standard library only); the harness does not use the compiled client.
 
 - :class:`KafkaCluster` - single-node KRaft broker run from Maven Central jars
   (needs ``java`` 17+ and, once, ``mvn``), optional SSL / SASL listeners.
@@ -23,7 +23,7 @@ from ._jars import (
     ensure_kafka_jars,
     find_kafka_jars,
 )
-from ._wire import ClusterMetadata, KafkaProtocolError, KafkaWireClient, TopicMetadata
+from ._wire import KafkaProtocolError, KafkaWireClient
 from .cluster import (
     DEFAULT_JVM_OPTS,
     SASL_USERS,
@@ -45,7 +45,6 @@ from .schema_registry import (
 __all__ = [
     "CCOMPAT_PATH",
     "CertError",
-    "ClusterMetadata",
     "DEFAULT_JVM_OPTS",
     "DEFAULT_APICURIO_VERSION",
     "DEFAULT_KAFKA_VERSION",
@@ -60,7 +59,6 @@ __all__ = [
     "SchemaRegistryServer",
     "SchemaRegistryServerError",
     "TestCertificates",
-    "TopicMetadata",
     "cache_dir",
     "ensure_kafka_jars",
     "ensure_schema_registry_app",
