@@ -59,14 +59,18 @@ cdef inline double _monotonic() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
-cdef inline double _deadline(object timeout) except? -2:
-    """Absolute monotonic deadline for a timeout in seconds; -1 means wait forever."""
+cdef inline double _seconds(object timeout) except? -2:
+    """A timeout in seconds; None or negative: -1, wait forever."""
     if timeout is None:
         return -1
     cdef double t = timeout
-    if t < 0:
-        return -1
-    return _monotonic() + t
+    return -1 if t < 0 else t
+
+
+cdef inline double _deadline(object timeout) except? -2:
+    """Absolute monotonic deadline for a timeout in seconds; -1 means wait forever."""
+    cdef double t = _seconds(timeout)
+    return -1 if t < 0 else _monotonic() + t
 
 
 cdef inline int _chunk_ms(double deadline) noexcept nogil:
@@ -83,9 +87,7 @@ cdef inline int _chunk_ms(double deadline) noexcept nogil:
 
 cdef inline int _timeout_ms(object timeout) except? -2:
     """A timeout in seconds (None or negative: forever) as librdkafka milliseconds."""
-    if timeout is None:
-        return -1
-    cdef double t = timeout
+    cdef double t = _seconds(timeout)
     if t < 0:
         return -1
     if t * 1000.0 > 2147483647.0:

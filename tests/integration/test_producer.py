@@ -18,6 +18,8 @@ import pytest
 
 import confluent_binding as kafka
 
+from tests.support import consume_messages
+
 pytestmark = pytest.mark.integration
 
 KE = kafka.KafkaError
@@ -636,14 +638,7 @@ def test_send_offsets_to_transaction(kafka_cluster, make_topic):
         "group.id": group, "enable.auto.commit": False, "auto.offset.reset": "earliest",
         "isolation.level": "read_committed"}))
     consumer.subscribe([src])
-    batch = []
-    deadline = time.monotonic() + 60
-    while len(batch) < n:
-        assert time.monotonic() < deadline, "consumed %d of %d" % (len(batch), n)
-        m = consumer.poll(0.5)
-        if m is not None:
-            assert m.error() is None, m.error()
-            batch.append(m)
+    batch = consume_messages(consumer, n)
 
     producer = _txn_producer(kafka_cluster)
     producer.begin_transaction()
@@ -886,15 +881,7 @@ def test_api_identical_round_trip(mod, kafka_cluster, make_topic):
                       "group.id": "compat-" + uuid.uuid4().hex, "auto.offset.reset": "earliest",
                       "enable.auto.commit": False})
     c.subscribe([topic])
-    got = {}
-    deadline = time.monotonic() + 60
-    while len(got) < 20:
-        assert time.monotonic() < deadline
-        m = c.poll(0.5)
-        if m is None:
-            continue
-        assert m.error() is None
-        got[m.key()] = m
+    got = {m.key(): m for m in consume_messages(c, 20)}
     c.close()
     for i in range(20):
         m = got[b"k-%d" % i]

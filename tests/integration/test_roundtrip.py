@@ -1,10 +1,11 @@
 """The end-to-end slice: 10,000 messages through a real broker and back."""
-import time
 import uuid
 
 import pytest
 
 import confluent_binding as kafka
+
+from tests.support import consume_messages
 
 pytestmark = pytest.mark.integration
 
@@ -39,18 +40,11 @@ def test_10k_messages_round_trip(kafka_cluster, make_topic):
     consumer = kafka.Consumer(kafka_cluster.client_config(**{
         "group.id": "rt-" + uuid.uuid4().hex, "auto.offset.reset": "earliest"}))
     consumer.subscribe([topic])
-    got = {}
-    deadline = time.monotonic() + 60
-    while len(got) < N and time.monotonic() < deadline:
-        msg = consumer.poll(1.0)
-        if msg is None:
-            continue
-        assert msg.error() is None, msg.error()
-        assert msg.key() not in got, "message read twice"
-        got[msg.key()] = (msg.partition(), msg.offset(), msg.value())
+    messages = consume_messages(consumer, N)
     consumer.close()
 
-    assert len(got) == N
+    got = {m.key(): (m.partition(), m.offset(), m.value()) for m in messages}
+    assert len(got) == N, "a message was read twice"
     for key, (partition, offset, value) in got.items():
         assert (partition, offset) == placed[key]
         assert value == b"value-" + key[4:]

@@ -15,7 +15,7 @@ import pytest
 from confluent_binding import Consumer, KafkaError, Producer, TopicPartition
 
 from tests import support
-from tests.support import mock
+from tests.support import call_until_raises, flush_until_it_stops_raising, mock, wait_until
 
 unreachable = functools.partial(support.unreachable, **{"reconnect.backoff.ms": 10,
                                                           "reconnect.backoff.max.ms": 50})
@@ -46,24 +46,6 @@ def no_stray_errors(capfd, monkeypatch):
     assert unraisable == []
     for bad in ("SystemError", "Exception ignored", "Traceback"):
         assert bad not in err
-
-
-def call_until_raises(call, timeout=10.0):
-    """Keep calling call() (a poll serves one batch of events at a time) until it raises."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        call()
-    raise AssertionError("no exception within %s s" % timeout)
-
-
-def wait_until(cond, call, timeout=10.0):
-    """Call call() until cond() holds (False after timeout)."""
-    end = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > end:
-            return False
-        call()
-    return True
 
 
 class RaiseOn:
@@ -150,14 +132,8 @@ def test_on_delivery_raising_every_time():
     for i in range(5):
         p.produce("t", b"%d" % i, on_delivery=cb)
     p.purge()
-    raised = 0
-    while True:
-        try:
-            assert p.flush(5) == 0
-            break
-        except Boom:
-            raised += 1
-    assert raised == 5 and len(cb.values) == 5
+    assert flush_until_it_stops_raising(p, Boom) == 5
+    assert len(cb.values) == 5
     p.close()
 
 
@@ -297,13 +273,7 @@ def test_consumer_stats_cb_raising(call):
     c.close()
 
 
-# -- throttle_cb --
-
-
-def test_throttle_cb():
-    pytest.skip("not triggerable without a real broker: the mock cluster always answers "
-                "ThrottleTimeMs=0 and librdkafka only raises throttle events for a non-zero "
-                "throttle time (or the first zero after one)")
+# -- throttle_cb (called on a real broker's throttling: tests/integration/test_throttle.py) --
 
 
 def test_throttle_cb_accepted_and_not_called_without_throttling():

@@ -19,6 +19,8 @@ from confluent_binding import (
     TopicPartition,
 )
 
+from tests.support import mock, unreachable
+
 TOPIC = "ct"
 COUNT = 20
 T0 = 1700000000000
@@ -28,7 +30,7 @@ T0 = 1700000000000
 def cluster():
     """A mock cluster (kept alive by its producer) with COUNT messages in TOPIC [0];
     yields its bootstrap servers."""
-    p = Producer({"test.mock.num.brokers": 1, "log_level": 0})
+    p = Producer(mock())
     for i in range(COUNT):
         p.produce(TOPIC, b"v%d" % i, key=b"k%d" % i, partition=0, timestamp=T0 + i,
                   headers=[("i", b"%d" % i)])
@@ -66,7 +68,7 @@ def consume_n(c, n, deadline=10.0):
 @pytest.fixture
 def offline():
     """A consumer whose bootstrap nobody answers."""
-    c = Consumer({"bootstrap.servers": "127.0.0.1:1", "group.id": "g", "log_level": 0})
+    c = Consumer(unreachable(**{"group.id": "g"}))
     yield c
     c.close()
 

@@ -21,7 +21,7 @@ import pytest
 import confluent_binding
 from confluent_binding import Consumer, KafkaException, Producer
 
-from tests.support import closed_port
+from tests.support import closed_port, mock, unreachable
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="uses /proc and SIGINT")
 
@@ -163,14 +163,8 @@ def counted(call):
 MIN_COUNT = 20000     # a GIL held for the whole second would allow (almost) none
 
 
-def _down(**extra):
-    conf = {"bootstrap.servers": "127.0.0.1:%d" % closed_port(), "log_level": 0}
-    conf.update(extra)
-    return conf
-
-
 def test_gil_released_in_producer_flush():
-    p = Producer(_down(**{"message.timeout.ms": 600000}))
+    p = Producer(unreachable(**{"message.timeout.ms": 600000}))
     p.produce("t", b"x")
     remaining = []
     count, elapsed = counted(lambda: remaining.append(p.flush(1.0)))
@@ -182,7 +176,7 @@ def test_gil_released_in_producer_flush():
 
 
 def test_gil_released_in_producer_poll():
-    p = Producer({"test.mock.num.brokers": 1, "log_level": 0})
+    p = Producer(mock())
     served = []
     count, elapsed = counted(lambda: served.append(p.poll(1.0)))
     assert served == [0]
@@ -193,7 +187,7 @@ def test_gil_released_in_producer_poll():
 
 @pytest.mark.parametrize("call", ["poll", "consume"])
 def test_gil_released_in_consumer_wait(call):
-    c = Consumer(_down(**{"group.id": "g"}))
+    c = Consumer(unreachable(**{"group.id": "g"}))
     c.subscribe(["t"])
     got = []
     fn = (lambda: got.append(c.poll(1.0))) if call == "poll" else \
@@ -206,7 +200,7 @@ def test_gil_released_in_consumer_wait(call):
 
 
 def test_gil_released_in_list_topics():
-    p = Producer(_down())
+    p = Producer(unreachable())
     errors = []
 
     def call():
@@ -225,12 +219,12 @@ def test_gil_released_in_list_topics():
 def test_other_threads_run_callbacks_while_one_waits():
     """One thread waits in flush() of a producer while the main thread serves another
     producer's delivery reports; a purge from the main thread then ends that flush()."""
-    waiting = Producer(_down(**{"message.timeout.ms": 600000}))
+    waiting = Producer(unreachable(**{"message.timeout.ms": 600000}))
     waiting.produce("t", b"x")
     left = []
     th = threading.Thread(target=lambda: left.append(waiting.flush(30)))
     th.start()
-    busy = Producer({"test.mock.num.brokers": 1, "log_level": 0})
+    busy = Producer(mock())
     got = []
     for i in range(20):
         busy.produce("b", b"%d" % i, on_delivery=lambda e, m: got.append(e))
