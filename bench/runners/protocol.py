@@ -1,15 +1,8 @@
-"""What every client runner shares: arguments, the payload, measurements, checks, the JSON line.
+"""The runner protocol: arguments, the payload, measurements, checks, the JSON line.
 
-A runner is started once per measurement by ``bench/run.py`` as
-``python bench/client_<name>.py --workload P1 --bootstrap ... --topic ... --size 100 --count N``
-and prints exactly one JSON object on its last stdout line.
-
-Workloads:
-  P1  produce N messages to partition 0, no per-message callback, poll(0) every 1000 produces
-      (librdkafka clients), flush at the end.
-  P2  the same with a per-message delivery callback that only counts.
-  C1  consume N messages, one per call.
-  C2  consume N messages in batches of up to 1000.
+The orchestrator starts one runner process per measurement, from the bench/ directory:
+``python -m runners.<client> --workload P1 --bootstrap ... --topic ... --size 100 --count N``,
+and reads the one JSON object the runner prints on its last stdout line.
 
 Checks (a failed check makes the run "ok": false and it is not timed):
   producers: every delivery report seen is OK (P2: exactly N OK reports); the orchestrator then
@@ -29,25 +22,31 @@ import sys
 import time
 import traceback
 
-CHUNK = 1000            # produces between poll(0) calls; consumer checkpoint interval
-BATCH = 1000            # C2 batch size
-FIRST_MESSAGE_TIMEOUT = 60.0   # group join + first fetch
-IDLE_TIMEOUT = 30.0            # no message for this long mid-run: give up
+from harness.settings import CHUNK
+
+FIRST_MESSAGE_TIMEOUT = 60.0  # group join + first fetch
+IDLE_TIMEOUT = 30.0  # no message for this long mid-run: give up
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-def parse_args(argv=None):
+def parse_args(workloads, argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--workload", required=True, choices=["P1", "P2", "C1", "C2"])
+    ap.add_argument("--workload", required=True, choices=sorted(workloads))
     ap.add_argument("--bootstrap", required=True)
     ap.add_argument("--topic", required=True)
     ap.add_argument("--size", type=int, required=True, help="value size in bytes")
     ap.add_argument("--count", type=int, required=True, help="messages to produce / consume")
     ap.add_argument("--group", default=None, help="consumer group id (consumers)")
-    ap.add_argument("--broker-pid", type=int, default=0, help="read the broker's CPU time from /proc")
-    ap.add_argument("--rss-every", type=int, default=0,
-                    help="sample VmRSS every this many messages (a multiple of 1000; 0: N/20)")
+    ap.add_argument(
+        "--broker-pid", type=int, default=0, help="read the broker's CPU time from /proc"
+    )
+    ap.add_argument(
+        "--rss-every",
+        type=int,
+        default=0,
+        help="sample VmRSS every this many messages (a multiple of 1000; 0: N/20)",
+    )
     a = ap.parse_args(argv)
     if a.count <= 0 or a.size <= 0:
         ap.error("--count and --size must be positive")
@@ -55,8 +54,6 @@ def parse_args(argv=None):
         a.rss_every = max(CHUNK, (a.count // 20) // CHUNK * CHUNK)
     if a.rss_every % CHUNK:
         ap.error("--rss-every must be a multiple of %d" % CHUNK)
-    if a.workload.startswith("C") and not a.group:
-        ap.error("consumers need --group")
     return a
 
 
@@ -100,11 +97,23 @@ class Run:
     def __init__(self, client: str, version: str, lib_version: str, args):
         self.args = args
         self.out = {
-            "client": client, "version": version, "librdkafka": lib_version,
-            "workload": args.workload, "size": args.size, "count": args.count,
-            "topic": args.topic, "group": args.group, "ok": False, "error": None,
-            "messages": 0, "bytes": 0, "seconds": None, "cpu_seconds": None,
-            "broker_cpu_seconds": None, "rss": [], "python": sys.version.split()[0],
+            "client": client,
+            "version": version,
+            "librdkafka": lib_version,
+            "workload": args.workload,
+            "size": args.size,
+            "count": args.count,
+            "topic": args.topic,
+            "group": args.group,
+            "ok": False,
+            "error": None,
+            "messages": 0,
+            "bytes": 0,
+            "seconds": None,
+            "cpu_seconds": None,
+            "broker_cpu_seconds": None,
+            "rss": [],
+            "python": sys.version.split()[0],
         }
         self.rss = self.out["rss"]
         self.problems = []
@@ -150,11 +159,15 @@ class Run:
     def checkpoint(self, index: int, offset: int, value) -> None:
         """Message number ``index`` (0-based) must be at offset ``index`` and carry it."""
         if offset != index:
-            self.problem("message #%d has offset %d (lost or duplicated messages)" % (index, offset))
+            self.problem(
+                "message #%d has offset %d (lost or duplicated messages)" % (index, offset)
+            )
             return
         if value is None or len(value) != self.args.size:
-            self.problem("message #%d: value of %s bytes, expected %d"
-                         % (index, None if value is None else len(value), self.args.size))
+            self.problem(
+                "message #%d: value of %s bytes, expected %d"
+                % (index, None if value is None else len(value), self.args.size)
+            )
             return
         try:
             seq = seq_of(value)
@@ -162,23 +175,6 @@ class Run:
             seq = None
         if seq != index:
             self.problem("message #%d carries sequence %r" % (index, seq))
-
-    def account_batches(self, batches, n: int):
-        """Check and count the per-partition record lists of one batch poll (kafka-python,
-        aiokafka): returns (messages so far, bytes in these batches)."""
-        nbytes = 0
-        for records in batches:
-            if not records:
-                continue
-            for r in records:
-                nbytes += len(r.value)
-            self.checkpoint(n, records[0].offset, records[0].value)
-            k = len(records)
-            if records[-1].offset != n + k - 1:
-                self.problem("batch at #%d: last offset %d, expected %d (lost or duplicated)"
-                             % (n, records[-1].offset, n + k - 1))
-            n += k
-        return n, nbytes
 
     def finish(self, **extra) -> None:
         self.out.update(extra)

@@ -1,0 +1,77 @@
+"""What can be measured: the clients (one runner module each) and the workloads.
+
+Adding a client or a workload starts here (see bench/README.md, "Adding a workload or a client").
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(BENCH)
+# the orchestrator passes the tool's path on to runners that run from a frozen copy of bench/
+PERF_BIN = os.environ.get("BENCH_PERF_BIN") or os.path.join(
+    ROOT, "librdkafka-build", "prefix", "bin", "rdkafka_performance"
+)
+
+
+@dataclass(frozen=True)
+class Client:
+    name: str  # result key, and the runner module: bench/runners/<name>.py
+    label: str  # table and chart
+    color: str  # chart
+    pure_python: bool = False  # runs the smaller message counts
+    workloads: tuple = ("P1", "P2", "C1", "C2")
+    memory: bool = True  # takes part in M1
+
+
+@dataclass(frozen=True)
+class Workload:
+    id: str
+    label: str
+    producer: bool
+    # the C tool's workload this one is compared with (×C); P2 uses its P1 run
+    c_reference: str = ""
+    batch: int = 0  # messages per call for batch consumers (0: one per call)
+
+
+C_TOOL = "rdkafka_performance"
+SUBJECT = "confluent_binding"  # the client the ratios and the regression check are about
+PEER = "confluent_kafka"  # the drop-in peer the ratios are taken against
+
+CLIENTS = {
+    c.name: c
+    for c in (
+        Client("confluent_binding", "confluent_binding (ours)", "#d62728"),
+        Client("confluent_kafka", "confluent-kafka", "#1f77b4"),
+        Client("kafka_python", "kafka-python", "#2ca02c", pure_python=True),
+        Client("aiokafka", "aiokafka", "#9467bd", pure_python=True),
+        # its producer always runs a per-message delivery callback: its P1 run stands for P2 too
+        Client(
+            C_TOOL, "rdkafka_performance (C)", "#7f7f7f", workloads=("P1", "C1", "C2"), memory=False
+        ),
+    )
+}
+
+WORKLOADS = {
+    w.id: w
+    for w in (
+        Workload("P1", "P1 produce, no callback", True, c_reference="P1"),
+        Workload("P2", "P2 produce, per-message callback", True, c_reference="P1"),
+        Workload("C1", "C1 consume, one per call", False, c_reference="C1"),
+        Workload("C2", "C2 consume, batches of 1000", False, c_reference="C2", batch=1000),
+    )
+}
+
+# M1 (memory over a long run) repeats these workloads with RSS sampling.
+MEMORY_WORKLOADS = ("P2", "C1")
+
+
+def runs(client: str, workload: str) -> bool:
+    return workload in CLIENTS[client].workloads
+
+
+def label(client: str) -> str:
+    c = CLIENTS.get(client)
+    return c.label if c else client
