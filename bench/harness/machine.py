@@ -10,6 +10,8 @@ import resource
 import subprocess
 import sys
 
+from runners.protocol import proc_cpu_seconds  # noqa: F401 - one reader of /proc/<pid>/stat
+
 
 def read(path: str, default: str = "") -> str:
     try:
@@ -52,15 +54,6 @@ def busy_cpu_seconds() -> float:
     idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
     steal = fields[7] if len(fields) > 7 else 0
     return (sum(fields[:8]) - idle - steal) / os.sysconf("SC_CLK_TCK")
-
-
-def proc_cpu_seconds(pid: int):
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def children_cpu() -> float:
