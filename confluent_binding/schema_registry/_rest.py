@@ -1,0 +1,557 @@
+"""HTTP transport of the Schema Registry client: the standard library only.
+
+Configuration keys, their checks and messages, the request headers, the retry and fail-over rules
+and the error mapping follow confluent-kafka's client, so a config dict that works there works
+here.  Connections are kept alive and reused (a small pool per registry URL).
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import os
+import random
+import socket
+import ssl
+import threading
+import time
+import urllib.parse
+import urllib.request
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from .error import OAuthTokenError, SchemaRegistryConnectionError, SchemaRegistryError
+
+__all__ = ["RestClient", "full_jitter", "is_retriable", "is_success", "urlencode"]
+
+#: Per-request timeout (seconds) when the config sets none.  confluent-kafka waits without limit;
+#: a registry that accepts the connection and never answers must not hang a producer forever.
+DEFAULT_TIMEOUT = 60.0
+
+_ACCEPT = (
+    "application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json, application/json"
+)
+_CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
+_BEARER_SOURCES = ("OAUTHBEARER", "OAUTHBEARER_AZURE_IMDS", "STATIC_TOKEN", "CUSTOM")
+_AZURE_IMDS_ENDPOINT = "http://169.254.169.254/metadata/identity/oauth2/token"
+
+
+def is_success(status_code: int) -> bool:
+    return 200 <= status_code <= 299
+
+
+def is_retriable(status_code: int) -> bool:
+    return status_code in (408, 429, 500, 502, 503, 504)
+
+
+def full_jitter(base_delay_ms: int, max_delay_ms: int, retries_attempted: int) -> float:
+    """Milliseconds to wait before retry ``retries_attempted`` + 1 ("full jitter" backoff)."""
+    return random.random() * min(base_delay_ms * (2.0**retries_attempted), max_delay_ms)
+
+
+def urlencode(value: str) -> str:
+    """A path segment: every reserved character escaped (subjects may contain ``/``, ``:``)."""
+    return urllib.parse.quote(value, safe="")
+
+
+def _query_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _query_string(query: Optional[Dict[str, Any]]) -> str:
+    if not query:
+        return ""
+    pairs: List[Tuple[str, str]] = []
+    for key, value in query.items():
+        if value is None:
+            continue
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            pairs.append((key, _query_value(v)))
+    return urllib.parse.urlencode(pairs)
+
+
+def _number(conf: dict, key: str, default: Any, convert: Callable[[Any], Any] = int) -> Any:
+    value = conf.pop(key, None)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("%s must be a number, not %s" % (key, type(value)))
+    return convert(value)
+
+
+def _str_conf(conf: dict, key: str) -> str:
+    value = conf.pop(key)
+    if not isinstance(value, str):
+        raise TypeError("%s must be a str, not %s" % (key, type(value)))
+    return value
+
+
+def _identity_pool(raw: Any) -> Optional[str]:
+    if raw is None or isinstance(raw, str):
+        return raw
+    if isinstance(raw, list):
+        if not all(isinstance(item, str) for item in raw):
+            raise TypeError("All items in identity pool list must be strings")
+        return ",".join(raw)
+    raise TypeError("identity pool id must be a str or list, not " + str(type(raw)))
+
+
+class _BearerFields:
+    """Produces the bearer token headers: a static token, a user function, or OAuth tokens
+    fetched (and refreshed at 80% of their lifetime) from an issuer endpoint."""
+
+    def __init__(self, source: str, conf: dict, retries: Tuple[int, int, int]):
+        self.source = source
+        self._retries = retries
+        self._token: Optional[str] = None
+        self._expires_at = 0.0
+        self._lock = threading.Lock()
+        if source == "CUSTOM":
+            missing = [
+                k
+                for k in (
+                    "bearer.auth.custom.provider.function",
+                    "bearer.auth.custom.provider.config",
+                )
+                if k not in conf
+            ]
+            if missing:
+                raise ValueError(
+                    "Missing required custom OAuth configuration properties: {}".format(
+                        ", ".join(missing)
+                    )
+                )
+            self._function = conf.pop("bearer.auth.custom.provider.function")
+            if not callable(self._function):
+                raise TypeError(
+                    "bearer.auth.custom.provider.function must be a callable, not "
+                    + str(type(self._function))
+                )
+            self._function_config = conf.pop("bearer.auth.custom.provider.config")
+            if not isinstance(self._function_config, dict):
+                raise TypeError(
+                    "bearer.auth.custom.provider.config must be a dict, not "
+                    + str(type(self._function_config))
+                )
+            return
+        if "bearer.auth.logical.cluster" not in conf:
+            raise ValueError(
+                "Missing required bearer configuration properties: bearer.auth.logical.cluster"
+            )
+        self.logical_cluster = conf.pop("bearer.auth.logical.cluster")
+        if not isinstance(self.logical_cluster, str):
+            raise TypeError("logical cluster must be a str, not " + str(type(self.logical_cluster)))
+        self.identity_pool = _identity_pool(conf.pop("bearer.auth.identity.pool.id", None))
+        if source == "STATIC_TOKEN":
+            if "bearer.auth.token" not in conf:
+                raise ValueError("Missing bearer.auth.token")
+            self._token = _str_conf(conf, "bearer.auth.token")
+            self._expires_at = float("inf")
+        elif source == "OAUTHBEARER":
+            keys = (
+                "bearer.auth.client.id",
+                "bearer.auth.client.secret",
+                "bearer.auth.scope",
+                "bearer.auth.issuer.endpoint.url",
+            )
+            missing = [k for k in keys if k not in conf]
+            if missing:
+                raise ValueError(
+                    "Missing required OAuth configuration properties: {}".format(", ".join(missing))
+                )
+            self._client_id, self._client_secret, self._scope, self._endpoint = (
+                _str_conf(conf, k) for k in keys
+            )
+        else:  # OAUTHBEARER_AZURE_IMDS
+            overridden = "bearer.auth.issuer.endpoint.url" in conf
+            endpoint = conf.pop("bearer.auth.issuer.endpoint.url", _AZURE_IMDS_ENDPOINT)
+            if not isinstance(endpoint, str):
+                raise TypeError(
+                    "bearer.auth.issuer.endpoint.url must be a str, not " + str(type(endpoint))
+                )
+            query = conf.pop("bearer.auth.issuer.endpoint.query", None)
+            if query:
+                if not isinstance(query, str):
+                    raise TypeError(
+                        "bearer.auth.issuer.endpoint.query must be a str, not " + str(type(query))
+                    )
+                endpoint = urllib.parse.urlunparse(
+                    urllib.parse.urlparse(endpoint)._replace(query=query, fragment="")
+                )
+            elif not overridden:
+                raise ValueError(
+                    "bearer.auth.issuer.endpoint.query must be provided "
+                    "when bearer.auth.issuer.endpoint.url isn't overridden"
+                )
+            self._endpoint = endpoint
+
+    def fields(self) -> Dict[str, str]:
+        if self.source == "CUSTOM":
+            return self._function(self._function_config)
+        with self._lock:
+            if self._token is None or time.time() >= self._expires_at:
+                self._refresh()
+            fields = {
+                "bearer.auth.token": self._token,
+                "bearer.auth.logical.cluster": self.logical_cluster,
+            }
+        if self.identity_pool is not None:
+            fields["bearer.auth.identity.pool.id"] = self.identity_pool
+        return fields
+
+    def _refresh(self) -> None:
+        max_retries, wait_ms, max_wait_ms = self._retries
+        for attempt in range(max_retries + 1):
+            try:
+                token = self._fetch()
+            except Exception as e:
+                if attempt >= max_retries:
+                    raise OAuthTokenError(
+                        "Failed to retrieve token after {} attempts due to error: {}".format(
+                            max_retries, e
+                        )
+                    ) from e
+                time.sleep(full_jitter(wait_ms, max_wait_ms, attempt) / 1000)
+                continue
+            lifetime = float(token.get("expires_in", 3600))
+            self._token = token["access_token"]
+            self._expires_at = time.time() + 0.8 * lifetime
+            return
+
+    def _fetch(self) -> Dict[str, Any]:
+        if self.source == "OAUTHBEARER":
+            body = urllib.parse.urlencode(
+                {"grant_type": "client_credentials", "scope": self._scope}
+            ).encode()
+            creds = base64.b64encode(
+                ("%s:%s" % (self._client_id, self._client_secret)).encode()
+            ).decode()
+            req = urllib.request.Request(
+                self._endpoint,
+                data=body,
+                method="POST",
+                headers={
+                    "Authorization": "Basic " + creds,
+                    "Content-Type": "application/x-www-form-urlencoded",
+                    "Accept": "application/json",
+                },
+            )
+        else:
+            req = urllib.request.Request(self._endpoint, headers={"Metadata": "true"})
+        with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:  # noqa: S310 - configured endpoint
+            return json.loads(resp.read())
+
+
+class _Target:
+    """One registry URL: where to connect, what to put on the request line, a connection pool."""
+
+    def __init__(self, url: str, ssl_context: ssl.SSLContext, proxy: Optional[str], timeout: float):
+        parsed = urllib.parse.urlsplit(url)
+        self.scheme = parsed.scheme
+        self.host = parsed.hostname or ""
+        self.port = parsed.port or (443 if self.scheme == "https" else 80)
+        netloc = self.host if ":" not in self.host else "[%s]" % self.host
+        self.base = "%s://%s:%d%s" % (self.scheme, netloc, self.port, parsed.path.rstrip("/"))
+        self.display = self.base
+        self._path = parsed.path.rstrip("/")
+        self._ssl = ssl_context
+        self._timeout = timeout
+        self._proxy = urllib.parse.urlsplit(proxy) if proxy else None
+        self._idle: List[http.client.HTTPConnection] = []
+        self._lock = threading.Lock()
+
+    def request_target(self, path: str) -> str:
+        if self._proxy is not None and self.scheme == "http":
+            return "%s/%s" % (self.base, path)  # an HTTP proxy wants the absolute URL
+        return "%s/%s" % (self._path, path)
+
+    def _connect(self) -> http.client.HTTPConnection:
+        host, port = self.host, self.port
+        if self._proxy is not None:
+            host = self._proxy.hostname or ""
+            port = self._proxy.port or (443 if self._proxy.scheme == "https" else 80)
+        if self.scheme == "https":
+            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
+                host, port, timeout=self._timeout, context=self._ssl
+            )
+            if self._proxy is not None:
+                conn.set_tunnel(self.host, self.port)
+        else:
+            conn = http.client.HTTPConnection(host, port, timeout=self._timeout)
+        return conn
+
+    def send(
+        self, method: str, target: str, body: Optional[bytes], headers: Dict[str, str]
+    ) -> Tuple[int, bytes]:
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        reused = conn is not None
+        if conn is None:
+            conn = self._connect()
+        try:
+            try:
+                conn.request(method, target, body=body, headers=headers)
+                resp = conn.getresponse()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                if not reused:
+                    raise
+                # The server closed a kept-alive connection: one fresh try.
+                conn.close()
+                conn = self._connect()
+                conn.request(method, target, body=body, headers=headers)
+                resp = conn.getresponse()
+            data = resp.read()
+        except BaseException:
+            conn.close()
+            raise
+        if resp.will_close:
+            conn.close()
+        else:
+            with self._lock:
+                self._idle.append(conn)
+        return resp.status, data
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+
+# Errors that mean "no answer from this URL" (retried, then the next URL is tried).
+_TRANSPORT_ERRORS = (OSError, http.client.HTTPException)
+
+
+class RestClient:
+    """Parses a confluent-style config dict and sends requests to the registry."""
+
+    def __init__(self, conf: dict):
+        conf = dict(conf)
+        base_url = conf.pop("url", None)
+        if base_url is None:
+            raise ValueError("Missing required configuration property url")
+        if not isinstance(base_url, str):
+            raise TypeError("url must be a str, not " + str(type(base_url)))
+        base_urls = []
+        for url in base_url.split(","):
+            url = url.strip().rstrip("/")
+            if not url.startswith("http") and not url.startswith("mock"):
+                raise ValueError("Invalid url {}".format(url))
+            base_urls.append(url)
+        if not base_urls:
+            raise ValueError("Missing required configuration property url")
+        self.base_urls = base_urls
+
+        self.ssl_context = self._ssl_context(conf)
+        self.auth = self._basic_auth(conf)
+
+        self.proxy = conf.pop("proxy", None)
+        timeout = conf.pop("timeout", None)
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+        ):
+            raise TypeError("timeout must be a number, not " + str(type(timeout)))
+        self.timeout = timeout
+        self.cache_capacity = _number(conf, "cache.capacity", 1000)
+        self.cache_latest_ttl_sec = _number(conf, "cache.latest.ttl.sec", None, convert=lambda v: v)
+        self.max_retries = _number(conf, "max.retries", 3)
+        self.retries_wait_ms = _number(conf, "retries.wait.ms", 1000)
+        self.retries_max_wait_ms = _number(conf, "retries.max.wait.ms", 20000)
+
+        source = conf.pop("bearer.auth.credentials.source", None)
+        self.bearer: Optional[_BearerFields] = None
+        if source is not None:
+            if source not in _BEARER_SOURCES:
+                raise ValueError("Unrecognized bearer.auth.credentials.source")
+            retries = (self.max_retries, self.retries_wait_ms, self.retries_max_wait_ms)
+            self.bearer = _BearerFields(source, conf, retries)
+
+        if conf:
+            raise ValueError("Unrecognized properties: {}".format(", ".join(conf.keys())))
+
+        effective_timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
+        self._targets = [
+            _Target(_strip_userinfo(u), self.ssl_context, self.proxy, effective_timeout)
+            for u in base_urls
+        ]
+        from .. import __version__  # the package version, for the client-version header
+
+        self._client_version = "python/%s" % __version__
+
+    @staticmethod
+    def _ssl_context(conf: dict) -> ssl.SSLContext:
+        ca = conf.pop("ssl.ca.location", None)
+        key = conf.pop("ssl.key.location", None)
+        key_password = conf.pop("ssl.key.password", None)
+        cert = conf.pop("ssl.certificate.location", None)
+        if ca is False:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        elif isinstance(ca, str):
+            ctx = (
+                ssl.create_default_context(capath=ca)
+                if os.path.isdir(ca)
+                else ssl.create_default_context(cafile=ca)
+            )
+        elif os.environ.get("SSL_CERT_FILE"):
+            ctx = ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+        elif os.environ.get("SSL_CERT_DIR"):
+            ctx = ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
+        else:
+            ctx = ssl.create_default_context()
+        if cert is not None:
+            ctx.load_cert_chain(certfile=cert, keyfile=key, password=key_password)
+        if (key is not None or key_password is not None) and cert is None:
+            raise ValueError(
+                "ssl.certificate.location required when"
+                " configuring ssl.key.location or ssl.key.password"
+            )
+        return ctx
+
+    def _basic_auth(self, conf: dict) -> Optional[Tuple[str, str]]:
+        parsed = urllib.parse.urlsplit(self.base_urls[0])
+        userinfo: Tuple[str, ...] = (
+            (urllib.parse.unquote(parsed.username), urllib.parse.unquote(parsed.password or ""))
+            if parsed.username is not None
+            else ("", "")
+        )
+        # confluent-kafka 1.x's switch between the two sources; accepted for configs written then.
+        source = conf.pop("basic.auth.credentials.source", None)
+        if source is not None and source not in ("URL", "USER_INFO"):
+            raise ValueError(
+                "basic.auth.credentials.source must be URL or USER_INFO, not %r" % (source,)
+            )
+        if source == "USER_INFO" and "basic.auth.user.info" not in conf:
+            raise ValueError(
+                "basic.auth.credentials.source USER_INFO requires basic.auth.user.info"
+            )
+        if "basic.auth.user.info" in conf:
+            if userinfo != ("", "") and source != "USER_INFO":
+                raise ValueError(
+                    "basic.auth.user.info configured with userinfo credentials in the URL."
+                    " Remove userinfo "
+                    "credentials from the url or remove basic.auth.user.info from the configuration"
+                )
+            userinfo = tuple(conf.pop("basic.auth.user.info", "").split(":", 1))
+            if len(userinfo) != 2:
+                raise ValueError(
+                    "basic.auth.user.info must be in the form of {username}:{password}"
+                )
+        return (userinfo[0], userinfo[1]) if userinfo != ("", "") else None
+
+    def _headers(self, body: Optional[bytes]) -> Dict[str, str]:
+        headers = {"Accept": _ACCEPT, "Confluent-Client-Version": self._client_version}
+        if body is not None:
+            headers["Content-Type"] = _CONTENT_TYPE
+            headers["Content-Length"] = str(len(body))
+            headers["Confluent-Accept-Unknown-Properties"] = "true"
+        if self.auth is not None:
+            token = base64.b64encode(("%s:%s" % self.auth).encode("utf-8")).decode("ascii")
+            headers["Authorization"] = "Basic " + token
+        if self.bearer is not None:
+            fields = self.bearer.fields()
+            missing = [
+                f for f in ("bearer.auth.token", "bearer.auth.logical.cluster") if f not in fields
+            ]
+            if missing:
+                raise ValueError(
+                    "Missing required bearer auth fields, needs to be set in config or custom"
+                    " function: "
+                    + ", ".join(missing)
+                )
+            headers["Authorization"] = "Bearer {}".format(fields["bearer.auth.token"])
+            headers["target-sr-cluster"] = fields["bearer.auth.logical.cluster"]
+            if "bearer.auth.identity.pool.id" in fields:
+                headers["Confluent-Identity-Pool-Id"] = fields["bearer.auth.identity.pool.id"]
+        return headers
+
+    def get(self, path: str, query: Optional[dict] = None) -> Any:
+        return self.send_request(path, "GET", query=query)
+
+    def post(self, path: str, body: Optional[dict], query: Optional[dict] = None) -> Any:
+        return self.send_request(path, "POST", body=body, query=query)
+
+    def put(self, path: str, body: Optional[dict] = None, query: Optional[dict] = None) -> Any:
+        return self.send_request(path, "PUT", body=body, query=query)
+
+    def delete(self, path: str, query: Optional[dict] = None) -> Any:
+        return self.send_request(path, "DELETE", query=query)
+
+    def send_request(
+        self, path: str, method: str, body: Optional[dict] = None, query: Optional[dict] = None
+    ) -> Any:
+        """Send to each URL in turn until one answers without a retriable error; return the
+        decoded JSON (``None`` for an empty answer).  An error answer raises
+        :class:`SchemaRegistryError` with the registry's code; no answer from any URL raises
+        :class:`SchemaRegistryConnectionError`."""
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        headers = self._headers(data)
+        qs = _query_string(query)
+        path = path.lstrip("/") + ("?" + qs if qs else "")
+        status, content = 0, b""
+        for i, target in enumerate(self._targets):
+            last = i == len(self._targets) - 1
+            try:
+                status, content = self._send_with_retries(target, method, path, data, headers)
+            except _TRANSPORT_ERRORS as e:
+                if last:
+                    raise SchemaRegistryConnectionError(
+                        "Schema Registry unreachable at %s: %s"
+                        % (", ".join(t.display for t in self._targets), _describe(e))
+                    ) from e
+                continue
+            if is_success(status):
+                if status == 204 or not content:
+                    return None
+                return json.loads(content)
+            if not is_retriable(status) or last:
+                break
+        try:
+            err = json.loads(content)
+            raise SchemaRegistryError(status, err.get("error_code"), err.get("message"))
+        except (ValueError, AttributeError):
+            raise SchemaRegistryError(
+                status, -1, "Unknown Schema Registry Error: " + str(content)
+            ) from None
+
+    def _send_with_retries(
+        self,
+        target: _Target,
+        method: str,
+        path: str,
+        data: Optional[bytes],
+        headers: Dict[str, str],
+    ) -> Tuple[int, bytes]:
+        request_target = target.request_target(path)
+        attempt = 0
+        while True:
+            try:
+                status, content = target.send(method, request_target, data, headers)
+            except _TRANSPORT_ERRORS:
+                if attempt >= self.max_retries:
+                    raise
+            else:
+                if is_success(status) or not is_retriable(status) or attempt >= self.max_retries:
+                    return status, content
+            time.sleep(full_jitter(self.retries_wait_ms, self.retries_max_wait_ms, attempt) / 1000)
+            attempt += 1
+
+    def close(self) -> None:
+        for target in self._targets:
+            target.close()
+
+
+def _strip_userinfo(url: str) -> str:
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[1]))
+
+
+def _describe(e: BaseException) -> str:
+    if isinstance(e, socket.timeout):
+        return "timed out"
+    return str(e) or type(e).__name__

@@ -1,0 +1,108 @@
+"""A gate in front of the real Schema Registry: forwards every request to it and records what came
+in, optionally behind HTTP basic auth and/or TLS (with client certificates required).
+
+The registry the tests start answers everything; the gate adds what Apicurio cannot be set up to
+check here (basic auth needs an OIDC server there) and lets tests see what went over the wire
+(how many requests, which headers).
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import ssl
+import threading
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import List, NamedTuple, Optional, Tuple
+
+
+class Recorded(NamedTuple):
+    method: str
+    path: str
+    headers: dict
+
+
+class HttpGate:
+    """``with HttpGate(upstream_url) as gate: gate.url`` (same path as the upstream's)."""
+
+    def __init__(
+        self,
+        upstream_url: str,
+        basic_auth: Optional[Tuple[str, str]] = None,
+        ssl_context: Optional[ssl.SSLContext] = None,
+    ):
+        up = urllib.parse.urlsplit(upstream_url)
+        self._up_host, self._up_port, self._up_path = up.hostname, up.port, up.path.rstrip("/")
+        self.requests: List[Recorded] = []
+        self._lock = threading.Lock()
+        expected = None
+        if basic_auth is not None:
+            expected = "Basic " + base64.b64encode(("%s:%s" % basic_auth).encode()).decode()
+        gate = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # keep test output clean
+                pass
+
+            def _handle(self):
+                with gate._lock:
+                    gate.requests.append(
+                        Recorded(self.command, self.path, dict(self.headers.items()))
+                    )
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else None
+                if expected is not None and self.headers.get("Authorization") != expected:
+                    payload = b'{"error_code":401,"message":"Unauthorized"}'
+                    self.send_response(401)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                headers = {
+                    k: v
+                    for k, v in self.headers.items()
+                    if k.lower() not in ("host", "authorization")
+                }
+                conn = http.client.HTTPConnection(gate._up_host, gate._up_port, timeout=60)
+                try:
+                    conn.request(self.command, self.path, body=body, headers=headers)
+                    resp = conn.getresponse()
+                    data = resp.read()
+                finally:
+                    conn.close()
+                self.send_response(resp.status)
+                for k, v in resp.getheaders():
+                    if k.lower() not in ("content-length", "transfer-encoding", "connection"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PUT = do_DELETE = _handle
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        if ssl_context is not None:
+            self._server.socket = ssl_context.wrap_socket(self._server.socket, server_side=True)
+        scheme = "https" if ssl_context is not None else "http"
+        self.url = "%s://127.0.0.1:%d%s" % (scheme, self._server.server_address[1], self._up_path)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="http-gate", daemon=True
+        )
+
+    def request_count(self) -> int:
+        with self._lock:
+            return len(self.requests)
+
+    def __enter__(self) -> "HttpGate":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(10)
