@@ -20,6 +20,7 @@ from ._core import (
     TopicPartition,
     libversion,
 )
+from ._partitioners import consistent, fnv1a, murmur2
 from .deserializing_consumer import DeserializingConsumer
 from .error import ConsumeError, KafkaException, ProduceError
 from .serializing_producer import SerializingProducer
@@ -32,7 +33,7 @@ __all__ = [
     "SerializingProducer", "DeserializingConsumer",
     "OFFSET_BEGINNING", "OFFSET_END", "OFFSET_INVALID", "OFFSET_STORED",
     "TIMESTAMP_CREATE_TIME", "TIMESTAMP_LOG_APPEND_TIME", "TIMESTAMP_NOT_AVAILABLE",
-    "libversion", "version",
+    "libversion", "version", "murmur2", "consistent", "fnv1a",
 ]
 
 

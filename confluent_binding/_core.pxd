@@ -3,7 +3,7 @@
 # section). A class added to the core is declared here first.
 
 cimport cython
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int16_t, int32_t, int64_t
 
 from includes.rdkafka cimport (
     rd_kafka_conf_t,
@@ -44,6 +44,7 @@ cdef class Message:
     cdef int64_t _offset
     cdef int64_t _timestamp
     cdef int64_t _latency_us
+    cdef int16_t _delivery_count    # share consumers: times delivered; -1 when not known
 
 
 @cython.final
@@ -55,8 +56,7 @@ cdef class _TopicNames:
     cdef str get(self, rd_kafka_topic_t *rkt)
 
 
-@cython.final
-cdef class TopicPartition:
+cdef class TopicPartition:           # not final: applications subclass it
     cdef public str topic
     cdef public int32_t partition
     cdef public int64_t offset
@@ -94,7 +94,7 @@ cdef class _BlockingCalls:
     cdef bint closing               # close() has begun, in thread `closer`
     cdef unsigned long closer
     cdef bint closed                # the handle is freed: nobody may call in again
-    cdef str owner                  # the handle's type name, for "X has been closed"
+    cdef type owner                 # the handle's type: which closed-handle exception
 
     cdef bint shuts_out(self) noexcept
     cdef int drain(self) except -1
@@ -116,7 +116,7 @@ cdef class _Handle:
 
     cdef _Conf _new_conf(self, dict conf, int events)
     cdef int _open(self, rd_kafka_type_t rk_type, _Conf c) except -1
-    cdef inline int _ensure_open(self) except -1
+    cdef inline int _ensure_open(self, bint handle_call=*) except -1
     cdef bint _forget_if_forked(self) noexcept
     cdef void _stash(self, BaseException exc) noexcept
     cdef inline int _raise_pending(self) except -1
@@ -145,6 +145,7 @@ cdef class Producer(_Handle):
     cdef object _on_delivery
     cdef bint _dr_only_error
     cdef object _pending            # deque of (callback, Message) not yet called
+    cdef double _max_block          # max.block.ms in seconds: how long produce() waits for room
 
     cdef rd_kafka_topic_t *_topic(self, object topic) except NULL
     cdef rd_kafka_resp_err_t _produce(self, rd_kafka_topic_t *rkt, object value, object key,
@@ -154,6 +155,9 @@ cdef class Producer(_Handle):
                                         Py_ssize_t vn, const char *kp, Py_ssize_t kn,
                                         int32_t partition, void *opaque, int64_t timestamp,
                                         list hdrs) except *
+    cdef rd_kafka_resp_err_t _produce_when_room(self, object topic, object value, object key,
+                                                int32_t partition, object cb,
+                                                int64_t timestamp, object headers) except *
     cdef int _serve_dr(self, rd_kafka_event_t *ev) except -1
     cdef int _serve_event(self, rd_kafka_event_t *ev) except -1
     cdef int _serve_pending(self) except -1

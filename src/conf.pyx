@@ -81,17 +81,21 @@ cdef class _Conf:
         return 0
 
     cdef int set_all(self, dict conf) except -1:
-        """Set every librdkafka property of conf (Python-only keys must be gone)."""
+        """Set every librdkafka property of conf (Python-only keys must be gone).
+
+        A None value leaves the property unset (at librdkafka's default). The entries of
+        'default.topic.config' are applied after the others, so they win, as in confluent-kafka.
+        """
         topic_conf = conf.pop("default.topic.config", None)
         if topic_conf is not None and not isinstance(topic_conf, dict):
             raise TypeError("'default.topic.config' must be a dict")
-        for key, value in conf.items():
-            if not isinstance(key, str):
-                raise TypeError("configuration keys must be str, not %s" % type(key).__name__)
-            self.set(key, _conf_value(key, value))
-        for key, value in (topic_conf or {}).items():
-            if key not in conf:
-                self.set(key, _conf_value(key, value))
+        for props in (conf, topic_conf or {}):
+            for key, value in props.items():
+                if not isinstance(key, str):
+                    raise TypeError("configuration keys must be str, not %s"
+                                    % type(key).__name__)
+                if value is not None:
+                    self.set(key, _conf_value(key, value))
         return 0
 
     cdef rd_kafka_conf_t *take(self):

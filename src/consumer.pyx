@@ -12,6 +12,7 @@ from includes.rdkafka cimport (
     RD_KAFKA_PARTITION_UA,
     RD_KAFKA_RESP_ERR_NO_ERROR,
     RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS,
+    RD_KAFKA_RESP_ERR__PARTITION_EOF,
     RD_KAFKA_RESP_ERR__STATE,
     rd_kafka_assign,
     rd_kafka_assignment,
@@ -237,7 +238,7 @@ cdef class Consumer(_Handle):
         or ``timeout`` seconds have passed (-1: wait forever), like confluent-kafka."""
         self._ensure_open()
         if num_messages < 0 or num_messages > CONSUME_MAX:
-            raise ValueError("num_messages must be between 0 and %d" % CONSUME_MAX)
+            raise ValueError("num_messages must be between 0 and %d (1M)" % CONSUME_MAX)
         if num_messages == 0:
             return []   # nothing asked for: do not wait (it would never end with timeout=-1)
         if self._undelivered:
@@ -291,6 +292,32 @@ cdef class Consumer(_Handle):
                     self._undelivered = out
                 raise
 
+    # -- iteration (an extension: kafka-python's and aiokafka's consumers iterate) --
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        """The next message, waiting as long as it takes (served by poll(), so callbacks run
+        and Ctrl-C interrupts as there); KafkaException for a consumer error (partition-EOF
+        events are skipped); the iteration ends when the consumer is closed."""
+        while True:
+            if self._rk == NULL or self._blocking.shuts_out():
+                raise StopIteration
+            try:
+                msg = self.poll(-1)     # a subclass's poll() (DeserializingConsumer) applies
+            except RuntimeError:
+                if self._rk == NULL or self._blocking.shuts_out():
+                    raise StopIteration
+                raise
+            if msg is None:             # closed by another thread meanwhile
+                continue
+            err = msg.error()
+            if err is None:
+                return msg
+            if err.code() != RD_KAFKA_RESP_ERR__PARTITION_EOF:
+                raise KafkaException(err)
+
     # -- offsets --
 
     def commit(self, message=None, offsets=None, bint asynchronous=True):
@@ -301,10 +328,10 @@ cdef class Consumer(_Handle):
         """
         self._ensure_open()
         if message is not None and offsets is not None:
-            raise ValueError("commit() takes message or offsets, not both")
+            raise ValueError("message and offsets are mutually exclusive")
         cdef _PartList pl = None
         if message is not None:
-            pl = _PartList.from_py(_message_partition(message))
+            pl = _PartList.from_py(_message_partition(message, "commit"))
         elif offsets is not None:
             pl = _PartList.from_py(offsets)
         cdef const rd_kafka_topic_partition_list_t *c = pl.ptr if pl is not None else NULL
@@ -343,28 +370,30 @@ cdef class Consumer(_Handle):
     def store_offsets(self, message=None, offsets=None):
         """Store offsets (message offset + 1, or ``offsets`` as given) for the next commit."""
         self._ensure_open()
-        if (message is None) == (offsets is None):
-            raise ValueError("store_offsets() takes exactly one of message or offsets")
+        if message is not None and offsets is not None:
+            raise ValueError("message and offsets are mutually exclusive")
+        if message is None and offsets is None:
+            raise ValueError("expected either message or offsets")
         cdef _PartList pl = _PartList.from_py(
-            _message_partition(message) if message is not None else offsets)
-        _check(rd_kafka_offsets_store(self._rk, pl.ptr))
-        for tp in pl.to_py():
-            if tp.error is not None:
-                raise KafkaException(tp.error)
+            _message_partition(message, "store") if message is not None else offsets)
+        _check(rd_kafka_offsets_store(self._rk, pl.ptr), "StoreOffsets failed")
+        cdef int i
+        for i in range(pl.ptr.cnt):
+            _check(pl.ptr.elems[i].err, "StoreOffsets failed")
 
     def seek(self, partition):
         """Move the fetch position of an assigned partition to ``partition.offset``."""
         self._ensure_open()
         if not isinstance(partition, TopicPartition):
-            raise TypeError("seek() takes a TopicPartition")
+            raise TypeError("expected cimpl.TopicPartition")
         cdef _PartList pl = _PartList.from_py([partition])
         cdef rd_kafka_error_t *error
         with self._blocking:
             with nogil:
                 error = rd_kafka_seek_partitions(self._rk, pl.ptr, -1)
         _check_error(error)
-        if pl.ptr.elems[0].err:
-            _check(pl.ptr.elems[0].err)
+        _check(pl.ptr.elems[0].err,
+               "Failed to seek to offset %d" % (<TopicPartition>partition).offset)
 
     def pause(self, partitions):
         self._ensure_open()
@@ -380,7 +409,7 @@ cdef class Consumer(_Handle):
         """(low, high) offsets of ``partition``: asked of the broker, or the cached values."""
         self._ensure_open()
         if not isinstance(partition, TopicPartition):
-            raise TypeError("get_watermark_offsets() takes a TopicPartition")
+            raise TypeError("expected cimpl.TopicPartition")
         cdef TopicPartition tp = partition
         cdef bytes topic = tp.topic.encode()
         cdef const char *ctopic = topic

@@ -65,9 +65,14 @@ class KafkaError:
         return self._txn_requires_abort
 
     def __repr__(self):
-        return 'KafkaError{code=%s,val=%d,str="%s"}' % (self.name(), self._code, self.str())
+        return 'KafkaError{%scode=%s,val=%d,str="%s"}' % (
+            "FATAL," if self._fatal else "", self.name(), self._code, self.str())
 
     __str__ = __repr__
+
+    def __reduce__(self):
+        return (KafkaError, (self._code, self._reason, self._fatal, self._retriable,
+                             self._txn_requires_abort))
 
     def __hash__(self):
         return hash(self._code)

@@ -1,6 +1,7 @@
 # _Handle: owns the rd_kafka_t, serves callbacks on the calling thread, waits without the GIL.
 # _BlockingCalls: the one bracket every blocking librdkafka call goes through.
 
+from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.pythread cimport PyThread_get_thread_ident
 from libc.stdint cimport int32_t, int64_t
@@ -15,6 +16,7 @@ from includes.rdkafka cimport (
     RD_KAFKA_EVENT_STATS,
     RD_KAFKA_RESP_ERR__FATAL,
     RD_KAFKA_RESP_ERR__INVALID_ARG,
+    RD_KAFKA_RESP_ERR__TIMED_OUT,
     rd_kafka_clusterid,
     rd_kafka_conf_destroy,
     rd_kafka_conf_set_error_cb,
@@ -27,6 +29,7 @@ from includes.rdkafka cimport (
     rd_kafka_conf_t,
     rd_kafka_controllerid,
     rd_kafka_destroy_flags,
+    rd_kafka_err2str,
     rd_kafka_fatal_error,
     rd_kafka_last_error,
     rd_kafka_mem_free,
@@ -95,6 +98,17 @@ cdef inline int _timeout_ms(object timeout) except? -2:
     return <int>(t * 1000.0)
 
 
+_HANDLE_CLOSED = "Handle has been closed"
+
+
+def _closed_exception(type owner):
+    """The exception confluent-kafka raises when a closed client of type ``owner`` is used."""
+    if issubclass(owner, Consumer):
+        return RuntimeError("Consumer closed")
+    return RuntimeError("%s has been closed" % (
+        "Producer" if issubclass(owner, Producer) else owner.__name__))
+
+
 # syslog level (librdkafka) -> logging level
 _LOG_LEVELS = (50, 50, 50, 40, 30, 20, 20, 10)
 
@@ -114,7 +128,7 @@ cdef class _BlockingCalls:
     (close() flushes) until the handle is freed (closed).
     """
 
-    def __cinit__(self, str owner):
+    def __cinit__(self, type owner):
         self.owner = owner
 
     cdef bint shuts_out(self) noexcept:
@@ -124,7 +138,7 @@ cdef class _BlockingCalls:
 
     def __enter__(self):
         if self.shuts_out():
-            raise RuntimeError("%s has been closed" % self.owner)
+            raise _closed_exception(self.owner)
         self.inside += 1
 
     def __exit__(self, *exc_info):
@@ -149,7 +163,7 @@ cdef class _Handle:
     def __cinit__(self, *args, **kwargs):
         self._pid = getpid()
         self._names = _TopicNames()
-        self._blocking = _BlockingCalls(type(self).__name__)
+        self._blocking = _BlockingCalls(type(self))
 
     cdef _Conf _new_conf(self, dict conf, int events):
         """Split the common Python-only keys off conf and build the librdkafka configuration."""
@@ -195,9 +209,12 @@ cdef class _Handle:
             rd_kafka_set_log_queue(self._rk, NULL)   # logs go to the main queue, served by poll
         return 0
 
-    cdef inline int _ensure_open(self) except -1:
+    cdef inline int _ensure_open(self, bint handle_call=False) except -1:
+        """Raise confluent-kafka's exception for a closed handle (``handle_call``: a method
+        every client type has, e.g. list_topics(), which says "Handle has been closed")."""
         if self._rk == NULL or self._blocking.shuts_out():
-            raise RuntimeError("%s has been closed" % type(self).__name__)
+            raise (RuntimeError(_HANDLE_CLOSED) if handle_call
+                   else _closed_exception(type(self)))
         return 0
 
     def _calls_inside(self):
@@ -288,7 +305,7 @@ cdef class _Handle:
 
     def list_topics(self, topic=None, timeout=-1):
         """Cluster metadata: brokers, topics, partitions (all topics, or only ``topic``)."""
-        self._ensure_open()
+        self._ensure_open(True)
         cdef const rd_kafka_metadata_t *md = NULL
         cdef rd_kafka_topic_t *rkt = NULL
         cdef rd_kafka_resp_err_t err
@@ -319,13 +336,38 @@ cdef class _Handle:
             if rkt != NULL:
                 rd_kafka_topic_destroy(rkt)
 
+    def cluster_id(self, timeout=-1):
+        """The cluster id (KIP-78), asked of the brokers if not known yet; waits up to
+        ``timeout`` seconds (-1: forever)."""
+        self._ensure_open(True)
+        cdef double deadline = _deadline(timeout)
+        cdef char *cid = NULL
+        cdef int wait
+        while True:
+            wait = _chunk_ms(deadline)
+            with self._blocking:
+                with nogil:
+                    cid = rd_kafka_clusterid(self._rk, wait)
+            if cid != NULL or wait == 0 or self._blocking.shuts_out():
+                break
+            PyErr_CheckSignals()
+        if cid == NULL:
+            raise KafkaException(KafkaError(
+                RD_KAFKA_RESP_ERR__TIMED_OUT,
+                "Failed to retrieve cluster id: %s. The broker must support KIP-78 (>= 0.10.1) "
+                "for the cluster id to be available." % _cstr(rd_kafka_err2str(
+                    RD_KAFKA_RESP_ERR__TIMED_OUT))))
+        try:
+            return _cstr(cid)
+        finally:
+            rd_kafka_mem_free(self._rk, cid)
+
     def set_sasl_credentials(self, str username not None, str password not None):
         """Set SASL PLAIN/SCRAM credentials for the next authentication."""
-        self._ensure_open()
+        self._ensure_open(True)
         _check_error(rd_kafka_sasl_set_credentials(self._rk, username.encode(), password.encode()))
 
     def __enter__(self):
-        self._ensure_open()
         return self
 
     def __exit__(self, *exc_info):

@@ -1,7 +1,7 @@
 # Producer: cached topic handles, produce without per-message allocation, delivery reports
 # served in batches (one librdkafka DR event = one produce response) on the polling thread.
 
-from cpython.buffer cimport PyBuffer_Release
+from cpython.buffer cimport PyBuffer_Release, PyObject_CheckBuffer
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport Py_DECREF, Py_INCREF
@@ -55,6 +55,9 @@ from includes.rdkafka cimport (
     rd_kafka_init_transactions,
     rd_kafka_last_error,
     rd_kafka_message_t,
+    rd_kafka_msg_partitioner_consistent,
+    rd_kafka_msg_partitioner_fnv1a,
+    rd_kafka_msg_partitioner_murmur2,
     rd_kafka_outq_len,
     rd_kafka_produce,
     rd_kafka_produceva,
@@ -116,8 +119,10 @@ cdef class Producer(_Handle):
             raise RuntimeError("Producer is already initialised")
         conf = _merge_conf(args, kwargs)
         self._on_delivery = _pop_callable(conf, "on_delivery")
-        self._dr_only_error = _conf_bool(conf.pop("delivery.report.only.error", False),
-                                         "delivery.report.only.error")
+        dr_only_error = conf.pop("delivery.report.only.error", None)
+        self._dr_only_error = (dr_only_error is not None
+                               and _conf_bool(dr_only_error, "delivery.report.only.error"))
+        self._max_block = _max_block_seconds(conf.pop("max.block.ms", None))
         self._topics = {}
         self._pending = deque()
         self._open(RD_KAFKA_PRODUCER, self._new_conf(conf, RD_KAFKA_EVENT_DR))
@@ -229,48 +234,65 @@ cdef class Producer(_Handle):
 
         ``value``/``key``: bytes, str (UTF-8) or any buffer. ``headers``: a list of
         ``(str, bytes|str|None)`` or a dict. ``on_delivery(err, msg)`` overrides the configured
-        callback. Raises BufferError when the local queue is full.
+        callback. Raises BufferError when the local queue is full, at once unless the producer
+        was configured with ``max.block.ms`` (an extension: then it first waits up to that
+        long for room, serving delivery reports meanwhile as poll() does).
         """
         cdef rd_kafka_topic_t *rkt = self._topic(topic)
-        cdef rd_kafka_resp_err_t err = self._produce(
-            rkt, value, key, partition,
-            on_delivery if on_delivery is not None else callback, timestamp, headers)
+        cb = on_delivery if on_delivery is not None else callback
+        cdef rd_kafka_resp_err_t err = self._produce(rkt, value, key, partition, cb, timestamp,
+                                                     headers)
+        if err == RD_KAFKA_RESP_ERR__QUEUE_FULL and self._max_block > 0:
+            err = self._produce_when_room(topic, value, key, partition, cb, timestamp, headers)
         if err:
             _raise_produce_error(err)
 
+    cdef rd_kafka_resp_err_t _produce_when_room(self, object topic, object value, object key,
+                                                int32_t partition, object cb, int64_t timestamp,
+                                                object headers) except *:
+        """produce() with max.block.ms: while the queue is full, serve delivery reports (and
+        the other callbacks) as poll() would, and try again, until max.block.ms has passed."""
+        cdef double deadline = _monotonic() + self._max_block
+        cdef rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR__QUEUE_FULL
+        while err == RD_KAFKA_RESP_ERR__QUEUE_FULL and _monotonic() < deadline:
+            self._serve(deadline, False)       # raises what a callback raised, like poll()
+            self._ensure_open()                 # a callback or another thread may have closed it
+            err = self._produce(self._topic(topic), value, key, partition, cb, timestamp,
+                                headers)
+        return err
+
     def produce_batch(self, topic, messages, int32_t partition=RD_KAFKA_PARTITION_UA,
                       on_delivery=None, callback=None):
-        """Enqueue many messages for ``topic`` in one call; returns how many were enqueued.
+        """Enqueue a list of messages for ``topic``; returns how many were enqueued.
 
-        Each item is a value (bytes/str/buffer) or a dict with any of ``value``, ``key``,
-        ``partition``, ``timestamp``, ``headers``, ``on_delivery`` (or ``callback``); per-item
-        keys override the call's ``partition`` and ``on_delivery``. Every enqueued message gets
-        its own delivery report. An item that cannot be enqueued gets ``item['_error']`` (a
-        KafkaError) when it is a dict; enqueueing stops at the first full queue.
+        Each item is a dict with any of ``value``, ``key``, ``partition``, ``callback`` (or
+        ``on_delivery``) and, beyond confluent-kafka, ``timestamp`` and ``headers`` (which are
+        produced), or a bare value. Every message is checked before any is enqueued (TypeError
+        or ValueError naming its index); a dict that cannot be enqueued gets ``item['_error']``,
+        a KafkaError ("Message failed: ..."), as in confluent-kafka. Every enqueued message gets
+        its own delivery report.
         """
+        if not isinstance(topic, str):
+            raise TypeError("argument 1 must be str, not %s" % type(topic).__name__)
+        if not isinstance(messages, list):
+            raise TypeError("messages must be a list")
+        if not messages:
+            return 0
         cdef rd_kafka_topic_t *rkt = self._topic(topic)
+        cb = on_delivery if on_delivery is not None else callback
+        cdef list items = [_batch_item(m, i, partition, cb) for i, m in enumerate(messages)]
         cdef rd_kafka_resp_err_t err
         cdef int n = 0
-        cb = on_delivery if on_delivery is not None else callback
-        if not isinstance(messages, (list, tuple)):
-            raise TypeError("messages must be a list")
-        for m in messages:
-            if isinstance(m, dict):
-                mcb = m.get("on_delivery", m.get("callback", cb))
-                err = self._produce(rkt, m.get("value"), m.get("key"),
-                                    m.get("partition", partition), mcb,
-                                    m.get("timestamp", 0), m.get("headers"))
-                if err:
-                    m["_error"] = KafkaError(<int>err)
-            else:
-                err = self._produce(rkt, m, None, partition, cb, 0, None)
-            if err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
-                if not isinstance(m, dict):
-                    raise BufferError(_cstr(rd_kafka_err2str(err)) + " (%d enqueued)" % n)
-                break
+        for m, (value, key, mpartition, mcb, timestamp, headers) in zip(messages, items):
+            err = self._produce(rkt, value, key, mpartition, mcb, timestamp, headers)
             if not err:
                 n += 1
-            elif not isinstance(m, dict):
+            elif isinstance(m, dict):
+                m["_error"] = KafkaError(<int>err, "Message failed: %s"
+                                         % _cstr(rd_kafka_err2str(err)))
+            elif err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
+                raise BufferError(_cstr(rd_kafka_err2str(err)) + " (%d enqueued)" % n)
+            else:
                 _raise_produce_error(err)
         return n
 
@@ -499,19 +521,21 @@ cdef class Producer(_Handle):
 
     def close(self, timeout=-1):
         """Wait up to ``timeout`` for outstanding deliveries, purge the rest (serving every
-        report), and free the producer. Closing twice is harmless."""
+        report), and free the producer. Returns True, as confluent-kafka's; closing twice is
+        harmless."""
         if self._forget_if_forked():
             self._last_topic, self._last_rkt = None, NULL
             self._topics.clear()
-            return
+            return True
         if self._rk == NULL:
-            return
+            return True
         self._blocking.drain()
         if self.flush(timeout):
             self.purge(True, True, True)
             self.flush(-1)
         self._release()
         self._destroy()
+        return True
 
     def __dealloc__(self):
         if self._rk != NULL and getpid() == self._pid:
@@ -551,3 +575,74 @@ cdef int _raise_produce_error(rd_kafka_resp_err_t err) except -1:
     if err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
         raise BufferError(_cstr(rd_kafka_err2str(err)))
     _check(err, "Unable to produce message")
+
+
+cdef double _max_block_seconds(object value) except -1:
+    """The ``max.block.ms`` property (milliseconds, a number or a numeric string) in seconds;
+    0 when unset."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise TypeError("'max.block.ms' must be a number of milliseconds, not %s"
+                        % type(value).__name__)
+    try:
+        ms = float(value)
+    except ValueError:
+        raise ValueError("'max.block.ms' must be a number of milliseconds, not %r" % value) \
+            from None
+    if not ms >= 0:
+        raise ValueError("'max.block.ms' must be >= 0, not %r" % value)
+    return ms / 1000.0
+
+
+cdef tuple _batch_item(object m, int i, int32_t partition, object cb):
+    """(value, key, partition, callback, timestamp, headers) of produce_batch()'s item ``i``,
+    checked as confluent-kafka checks it."""
+    if not isinstance(m, dict):
+        if not (isinstance(m, (bytes, str)) or PyObject_CheckBuffer(m)):
+            raise TypeError("Message at index %d must be a dict" % i)
+        return (m, None, partition, cb, 0, None)
+    value, key = m.get("value"), m.get("key")
+    for what, v in (("value", value), ("key", key)):
+        if v is not None and not (isinstance(v, (bytes, str)) or PyObject_CheckBuffer(v)):
+            raise TypeError("Message %s at index %d must be bytes or str" % (what, i))
+    mpartition = m.get("partition")
+    if mpartition is None:
+        mpartition = partition
+    elif not isinstance(mpartition, int):
+        raise TypeError("Message partition at index %d must be int" % i)
+    timestamp = m.get("timestamp")
+    if timestamp is None:
+        timestamp = 0
+    elif not isinstance(timestamp, int):
+        raise TypeError("Message timestamp at index %d must be int" % i)
+    headers = m.get("headers")
+    if headers is not None:
+        try:
+            _header_items(headers)
+        except TypeError:
+            raise ValueError("Invalid headers at index %d" % i) from None
+    mcb = m.get("callback")
+    if mcb is None:
+        mcb = m.get("on_delivery")
+    if mcb is None:
+        mcb = cb
+    elif not callable(mcb):
+        raise TypeError("Message callback at index %d must be callable" % i)
+    return (value, key, mpartition, mcb, timestamp, headers)
+
+
+_PARTITIONERS = {"consistent": 0, "murmur2": 1, "fnv1a": 2}
+
+
+def _partition(str name, bytes key, int32_t partition_count):
+    """The partition librdkafka's ``name`` partitioner picks for ``key`` (validated by the
+    caller: partition_count > 0)."""
+    cdef int which = _PARTITIONERS[name]
+    cdef const char *k = key
+    cdef size_t n = len(key)
+    if which == 0:
+        return rd_kafka_msg_partitioner_consistent(NULL, k, n, partition_count, NULL, NULL)
+    if which == 1:
+        return rd_kafka_msg_partitioner_murmur2(NULL, k, n, partition_count, NULL, NULL)
+    return rd_kafka_msg_partitioner_fnv1a(NULL, k, n, partition_count, NULL, NULL)

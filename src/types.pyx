@@ -3,6 +3,7 @@
 # Python buffers and header lists produce() hands to librdkafka.
 
 from cpython.buffer cimport PyBUF_SIMPLE, PyObject_GetBuffer
+from cpython.number cimport PyNumber_Index
 from cpython.bytes cimport (
     PyBytes_AS_STRING,
     PyBytes_CheckExact,
@@ -65,18 +66,36 @@ cdef inline str _cstr(const char *s):
     return None if s == NULL else s.decode("utf-8", "replace")
 
 
+cdef int64_t _as_c_int(object value, int64_t lowest, int64_t highest, str kind) except? -1:
+    """An int argument as confluent-kafka parses one: TypeError for a non-integer, OverflowError
+    outside the C type's range (``kind``: "integer" for an int, "short integer" for a short)."""
+    value = PyNumber_Index(value)
+    if value > highest:
+        raise OverflowError("signed %s is greater than maximum" % kind)
+    if value < lowest:
+        raise OverflowError("signed %s is less than minimum" % kind)
+    return value
+
+
+cdef inline int32_t _as_int32(object value) except? -1:
+    return _as_c_int(value, -2147483648, 2147483647, "integer")
+
+
 @cython.freelist(64)
 cdef class Message:
-    """A Kafka message: what a consumer receives and what a delivery report describes.
-
-    Holds copies of the topic, key, value and headers; it owns no librdkafka memory.
+    """A Kafka message: what a consumer receives and what a delivery report describes. Holds
+    copies of the topic, key, value and headers; it owns no librdkafka memory. Constructed from
+    Python in confluent-kafka's positional and keyword forms, pickled, and compared (by topic,
+    partition, offset, key, value, headers, error, timestamp and leader epoch).
     """
 
     def __init__(self, topic=None, partition=None, offset=None, key=None, value=None,
-                 headers=None, error=None, timestamp=None, latency=None, leader_epoch=None):
+                 headers=None, error=None, timestamp=None, latency=None, leader_epoch=None,
+                 delivery_count=None):
+        cdef double lat
         self._topic = topic
-        self._partition = RD_KAFKA_PARTITION_UA if partition is None else partition
-        self._offset = RD_KAFKA_OFFSET_INVALID if offset is None else offset
+        self._partition = RD_KAFKA_PARTITION_UA if partition is None else _as_int32(partition)
+        self._offset = RD_KAFKA_OFFSET_INVALID if offset is None else PyNumber_Index(offset)
         self._key = key
         self._value = value
         self._headers = headers
@@ -84,9 +103,17 @@ cdef class Message:
         if timestamp is None:
             self._tstype, self._timestamp = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE, 0
         else:
-            self._tstype, self._timestamp = timestamp
-        self._latency_us = -1 if latency is None else <int64_t>(latency * 1e6)
-        self._leader_epoch = _NO_EPOCH if leader_epoch is None else leader_epoch
+            if not isinstance(timestamp, tuple) or len(timestamp) != 2:
+                raise TypeError("timestamp must be a tuple of (int, int)")
+            self._tstype, self._timestamp = _as_int32(timestamp[0]), PyNumber_Index(timestamp[1])
+        if latency is None:
+            self._latency_us = -1
+        else:
+            lat = latency
+            self._latency_us = <int64_t>(lat * 1e6) if lat >= 0 else -1
+        self._leader_epoch = _NO_EPOCH if leader_epoch is None else _as_int32(leader_epoch)
+        self._delivery_count = (-1 if delivery_count is None
+                                else _as_c_int(delivery_count, -32768, 32767, "short integer"))
 
     def error(self):
         """None, or the KafkaError of a failed delivery or of a consumer event."""
@@ -96,7 +123,7 @@ cdef class Message:
         return self._topic
 
     def partition(self):
-        return None if self._partition == RD_KAFKA_PARTITION_UA else self._partition
+        return None if self._partition < 0 else self._partition
 
     def offset(self):
         return None if self._offset < 0 else self._offset
@@ -105,6 +132,14 @@ cdef class Message:
         return self._key
 
     def value(self):
+        return self._value
+
+    def deserialized_key(self):
+        """The key; a DeserializingConsumer's messages hold the deserialized object here."""
+        return self._key
+
+    def deserialized_value(self):
+        """The value; a DeserializingConsumer's messages hold the deserialized object here."""
         return self._value
 
     def headers(self):
@@ -121,6 +156,10 @@ cdef class Message:
 
     def leader_epoch(self):
         return None if self._leader_epoch < 0 else self._leader_epoch
+
+    def delivery_count(self):
+        """Share consumers: how many times the record has been delivered; None otherwise."""
+        return None if self._delivery_count <= 0 else self._delivery_count
 
     def set_headers(self, headers):
         self._headers = headers
@@ -139,6 +178,29 @@ cdef class Message:
 
     def __len__(self):
         return 0 if self._value is None else len(self._value)
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if not isinstance(other, Message):
+            return False
+        cdef Message o = <Message>other
+        # ints first (cheap); latency and delivery count, like confluent-kafka, do not count
+        return (self._partition == o._partition and self._offset == o._offset
+                and self._leader_epoch == o._leader_epoch and self._timestamp == o._timestamp
+                and self._topic == o._topic and self._value == o._value and self._key == o._key
+                and self._headers == o._headers and self._error == o._error)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None     # mutable (set_value, ...) and compared by value: unhashable
+
+    def __reduce__(self):
+        return (Message, (self._topic, self._partition, self._offset, self._key, self._value,
+                          self._headers, self._error, (self._tstype, self._timestamp),
+                          self._latency_us / 1e6 if self._latency_us >= 0 else -1.0,
+                          self._leader_epoch, self._delivery_count))
 
     def __repr__(self):
         return "Message(topic=%r, partition=%r, offset=%r, key=%r, error=%r)" % (
@@ -195,6 +257,7 @@ cdef Message _message_from_c(const rd_kafka_message_t *rkm, _TopicNames names, b
         # A consumer event: payload holds the error string, not data.
         m._error = KafkaError(<int>rkm.err, _cstr(rd_kafka_message_errstr(rkm)))
         m._tstype, m._timestamp, m._latency_us, m._leader_epoch = 0, 0, -1, _NO_EPOCH
+        m._delivery_count = -1
         return m
     if rkm.err:
         m._error = _kafka_error(rkm.err)
@@ -204,9 +267,14 @@ cdef Message _message_from_c(const rd_kafka_message_t *rkm, _TopicNames names, b
         m._key = PyBytes_FromStringAndSize(<const char *>rkm.key, rkm.key_len)
     m._timestamp = rd_kafka_message_timestamp(rkm, &tstype)
     m._tstype = tstype
-    m._latency_us = rd_kafka_message_latency(rkm) if producer else -1
     m._leader_epoch = rd_kafka_message_leader_epoch(rkm)
-    m._headers = _headers_from_c(rkm)
+    m._delivery_count = -1
+    if producer:
+        # a delivery report describes the message without its headers, as confluent-kafka's
+        m._latency_us = rd_kafka_message_latency(rkm)
+    else:
+        m._latency_us = -1
+        m._headers = _headers_from_c(rkm)
     return m
 
 
@@ -287,14 +355,14 @@ cdef class _PartList:
     cdef _PartList from_py(object partitions, bint with_offsets=True):
         """From a list of TopicPartition; TypeError for anything else."""
         if not isinstance(partitions, (list, tuple)):
-            raise TypeError("expected a list of TopicPartition, not %s" % type(partitions).__name__)
+            raise TypeError("requires list of TopicPartition")
         cdef _PartList pl = _PartList.new(len(partitions))
         cdef TopicPartition tp
         cdef rd_kafka_topic_partition_t *c
         cdef bytes md
         for p in partitions:
             if not isinstance(p, TopicPartition):
-                raise TypeError("expected a list of TopicPartition, found %s" % type(p).__name__)
+                raise TypeError("expected cimpl.TopicPartition")
             tp = <TopicPartition>p
             c = rd_kafka_topic_partition_list_add(pl.ptr, tp.topic.encode(), tp.partition)
             if with_offsets:
@@ -312,35 +380,36 @@ cdef class _PartList:
         return _parts_to_py(self.ptr)
 
 
+cdef TopicPartition _part_to_py(const rd_kafka_topic_partition_t *e):
+    """A TopicPartition copied from a librdkafka one (error included)."""
+    cdef TopicPartition tp = TopicPartition.__new__(TopicPartition)
+    tp.topic = _cstr(e.topic)
+    tp.partition = e.partition
+    tp.offset = e.offset
+    tp._leader_epoch = rd_kafka_topic_partition_get_leader_epoch(e)
+    tp.metadata = (PyBytes_FromStringAndSize(<const char *>e.metadata, e.metadata_size)
+                   .decode("utf-8", "replace") if e.metadata != NULL else None)
+    tp.error = _kafka_error(e.err)
+    return tp
+
+
 cdef list _parts_to_py(const rd_kafka_topic_partition_list_t *c):
     """A list of TopicPartition copied from a librdkafka list (errors included)."""
-    cdef list out = []
-    cdef int i
-    cdef const rd_kafka_topic_partition_t *e
-    cdef TopicPartition tp
     if c == NULL:
-        return out
-    for i in range(c.cnt):
-        e = &c.elems[i]
-        tp = TopicPartition.__new__(TopicPartition)
-        tp.topic = _cstr(e.topic)
-        tp.partition = e.partition
-        tp.offset = e.offset
-        tp._leader_epoch = rd_kafka_topic_partition_get_leader_epoch(e)
-        tp.metadata = (PyBytes_FromStringAndSize(<const char *>e.metadata, e.metadata_size)
-                       .decode("utf-8", "replace") if e.metadata != NULL else None)
-        tp.error = _kafka_error(e.err)
-        out.append(tp)
-    return out
+        return []
+    return [_part_to_py(&c.elems[i]) for i in range(c.cnt)]
 
 
-cdef list _message_partition(object message):
+cdef list _message_partition(object message, str action):
+    """[TopicPartition at message's offset + 1] for commit()/store_offsets() (``action``:
+    'commit'/'store'), with confluent-kafka's errors for a non-Message or an error event."""
     if not isinstance(message, Message):
-        raise TypeError("message must be a Message, not %s" % type(message).__name__)
+        raise TypeError("expected confluent_kafka.cimpl.Message")
     cdef Message m = <Message>message
-    if m._error is not None and m._value is None:
-        raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__INVALID_ARG,
-                                        "cannot use an error event's offset"))
+    if m._error is not None:
+        raise KafkaException(KafkaError(
+            RD_KAFKA_RESP_ERR__INVALID_ARG, "Cannot %s offsets for message with error: '%s'"
+            % (action, m._error.str() if isinstance(m._error, KafkaError) else m._error)))
     tp = TopicPartition(m._topic, m._partition, m._offset + 1)
     tp._leader_epoch = m._leader_epoch
     return [tp]

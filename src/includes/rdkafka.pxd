@@ -289,6 +289,18 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
         rd_kafka_consumer_group_metadata_t **cgmdp, const void *buffer, size_t size)
 
     int RD_KAFKA_MSG_F_COPY
+    # the partitioners librdkafka's `partitioner` property names (the non-random ones do not
+    # use the topic handle nor the opaques)
+    int32_t rd_kafka_msg_partitioner_consistent(const rd_kafka_topic_t *rkt, const void *key,
+                                                size_t keylen, int32_t partition_cnt,
+                                                void *rkt_opaque, void *msg_opaque)
+    int32_t rd_kafka_msg_partitioner_murmur2(const rd_kafka_topic_t *rkt, const void *key,
+                                             size_t keylen, int32_t partition_cnt,
+                                             void *rkt_opaque, void *msg_opaque)
+    int32_t rd_kafka_msg_partitioner_fnv1a(const rd_kafka_topic_t *rkt, const void *key,
+                                           size_t keylen, int32_t partition_cnt,
+                                           void *rkt_opaque, void *msg_opaque)
+
     int rd_kafka_produce(rd_kafka_topic_t *rkt, int32_t partition, int msgflags, void *payload,
                          size_t len, const void *key, size_t keylen, void *msg_opaque)
     rd_kafka_error_t *rd_kafka_produceva(rd_kafka_t *rk, const rd_kafka_vu_t *vus, size_t cnt)

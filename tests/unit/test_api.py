@@ -22,7 +22,7 @@ FUNCTIONS = ("version", "libversion")
 
 PRODUCER_METHODS = (
     "produce", "produce_batch", "poll", "flush", "purge", "close", "list_topics",
-    "set_sasl_credentials", "init_transactions", "begin_transaction",
+    "set_sasl_credentials", "cluster_id", "init_transactions", "begin_transaction",
     "send_offsets_to_transaction", "commit_transaction", "abort_transaction",
     "__len__", "__enter__", "__exit__",
 )
@@ -30,12 +30,14 @@ CONSUMER_METHODS = (
     "subscribe", "unsubscribe", "assign", "unassign", "incremental_assign",
     "incremental_unassign", "assignment", "poll", "consume", "commit", "committed", "position",
     "seek", "pause", "resume", "store_offsets", "get_watermark_offsets", "offsets_for_times",
-    "memberid", "consumer_group_metadata", "close", "list_topics", "set_sasl_credentials",
+    "memberid", "consumer_group_metadata", "close", "list_topics", "cluster_id",
+    "set_sasl_credentials",
     "__enter__", "__exit__",
 )
 MESSAGE_METHODS = (
     "error", "topic", "partition", "offset", "key", "value", "headers", "timestamp", "latency",
-    "leader_epoch", "set_headers", "set_key", "set_value", "set_topic", "__len__",
+    "leader_epoch", "delivery_count", "deserialized_key", "deserialized_value", "set_headers",
+    "set_key", "set_value", "set_topic", "set_error", "__len__",
 )
 KAFKA_ERROR_METHODS = ("code", "name", "str", "fatal", "retriable", "txn_requires_abort")
 TOPIC_PARTITION_ATTRS = ("topic", "partition", "offset", "metadata", "leader_epoch", "error")
@@ -44,15 +46,9 @@ TOPIC_PARTITION_ATTRS = ("topic", "partition", "offset", "metadata", "leader_epo
 # must name a code that really is new in 2.16.0; today there is none.
 CODES_ONLY_IN_PEER = frozenset()
 
-# Public names of the peer outside this scope (share consumers, serdes), checked to be the
-# only gaps so that a new one in the peer is noticed.
-MESSAGE_OUT_OF_SCOPE = frozenset({
-    "delivery_count",        # share consumers (KIP-932)
-    "deserialized_key",      # DeserializingConsumer helpers
-    "deserialized_value",
-    "set_error",             # used by the peer's serializing wrappers
-})
-CLIENT_OUT_OF_SCOPE = frozenset({"cluster_id"})
+# Public methods of the peer's classes that ours lack: none.
+MESSAGE_OUT_OF_SCOPE = frozenset()
+CLIENT_OUT_OF_SCOPE = frozenset()
 
 
 def _code_names(cls):
@@ -224,7 +220,8 @@ def test_message_constructor_parameters_match_the_peer():
     ours_line = confluent_binding.Message.__doc__.splitlines()[0]
     ours = [p.split("=")[0].strip() for p in
             re.match(r"Message\((.*)\)", ours_line).group(1).split(",")]
-    assert ours == theirs
+    # the peer accepts delivery_count too (tests/unit/test_parity.py) but does not document it
+    assert ours == theirs + ["delivery_count"]
     # and the keyword form works with every one of them
     m = confluent_binding.Message(**{n: None for n in theirs})
     assert m.topic() is None

@@ -264,7 +264,7 @@ CONSUMER_CALLS = [
     ("get_watermark_offsets", (TopicPartition("t", 0),)),
     ("offsets_for_times", ([TopicPartition("t", 0, 0)],)), ("memberid", ()),
     ("consumer_group_metadata", ()), ("list_topics", ()), ("set_sasl_credentials", ("u", "p")),
-    ("__enter__", ()),
+    ("cluster_id", (1,)),
 ]
 
 
@@ -307,8 +307,9 @@ def test_messages_outlive_their_producer():
     del p
     gc.collect()
     m = msgs[0]
+    # a delivery report carries no headers, as confluent-kafka's
     assert (m.topic(), m.value(), m.key(), m.headers(), m.error()) == \
-        ("mo", b"value", b"key", [("h", b"v")], None)
+        ("mo", b"value", b"key", None, None)
 
 
 # -- callback reference counts --
@@ -474,4 +475,5 @@ def test_close_while_other_threads_wait(kind):
     for t in threads:
         t.join(5)
     assert not any(t.is_alive() for t in threads)
-    assert outcomes == ["%s has been closed" % type(h).__name__] * 3
+    assert outcomes == ["Producer has been closed" if kind == "producer"
+                        else "Consumer closed"] * 3

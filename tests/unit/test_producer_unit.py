@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from confluent_binding import KafkaError, KafkaException, Producer, TopicPartition
+from confluent_binding import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 from tests import support
 from tests.support import mock
@@ -63,7 +63,7 @@ def test_timed_out_reports_served_by_flush_exactly_once():
     for err, msg in rep.items:
         assert msg.error() is err
         assert err.name() == "_MSG_TIMED_OUT"
-        assert (msg.topic(), msg.key(), msg.headers()) == ("t", b"k", [("h", b"x")])
+        assert (msg.topic(), msg.key(), msg.headers()) == ("t", b"k", None)   # as confluent
     assert len(p) == 0
     assert p.poll(0) == 0 and len(rep.items) == N
     p.close()
@@ -194,9 +194,10 @@ def test_successful_reports(mock_producer):
     for i, (err, m) in enumerate(rep.items):
         assert err is None and m.error() is None
         assert (m.topic(), m.partition(), m.value(), m.key()) == ("mt", 1, b"v%d" % i, b"k%d" % i)
-        assert m.headers() == [("n", str(i).encode())]
+        assert m.headers() is None          # delivery reports carry no headers, as confluent's
         assert isinstance(m.latency(), float) and m.latency() >= 0
         assert m.timestamp()[0] in (1, 2)
+    assert read_back(p, rep.items[-1][1]).headers() == [("n", str(N - 1).encode())]
 
 
 VALUES = [
@@ -243,7 +244,9 @@ def test_headers(mock_producer, given, expected):
     rep = Reports()
     mock_producer.produce("mt", b"v", headers=given, partition=0, on_delivery=rep)
     assert mock_producer.flush(10) == 0
-    assert [m.headers() for _, m in rep.items] == [expected]
+    # the delivery report carries no headers (as confluent-kafka's); the stored record does
+    assert [m.headers() for _, m in rep.items] == [None]
+    assert read_back(mock_producer, rep.items[0][1]).headers() == expected
 
 
 def test_many_headers(mock_producer):
@@ -251,7 +254,21 @@ def test_many_headers(mock_producer):
     hdrs = [("h%d" % i, b"%d" % i) for i in range(100)]
     mock_producer.produce("mt", b"v", headers=hdrs, partition=0, on_delivery=rep)
     assert mock_producer.flush(10) == 0
-    assert rep.items[0][1].headers() == hdrs
+    assert read_back(mock_producer, rep.items[0][1]).headers() == hdrs
+
+
+def read_back(producer, report):
+    """The record a delivery report describes, read from the mock cluster."""
+    md = producer.list_topics(timeout=10)
+    servers = ",".join("%s:%d" % (b.host, b.port) for b in md.brokers.values())
+    c = Consumer({"bootstrap.servers": servers, "group.id": "read-back", "log_level": 0})
+    try:
+        c.assign([TopicPartition(report.topic(), report.partition(), report.offset())])
+        msg = c.poll(10)
+        assert msg is not None and msg.error() is None and msg.offset() == report.offset()
+        return msg
+    finally:
+        c.close()
 
 
 @pytest.mark.parametrize("bad", [
@@ -385,7 +402,9 @@ def test_produce_batch(mock_producer):
     assert all("_error" not in m for m in items if isinstance(m, dict) and m is not items[4])
     assert p.flush(10) == 0
     assert [(m.value(), m.key(), m.partition(), m.headers()) for _, m in own.items] == \
-        [(b"a", b"ka", 2, [("h", b"1")])]
+        [(b"a", b"ka", 2, None)]
+    stored = read_back(p, own.items[0][1])      # headers and timestamp were produced
+    assert (stored.headers(), stored.timestamp()) == ([("h", b"1")], (1, 1700000000000))
     assert alias.values() == [b"c"]
     assert [(m.value(), m.partition()) for _, m in batch_cb.items
             if m.key() == b"only-key"] == [(None, 3)]
@@ -419,8 +438,10 @@ def test_produce_batch_queue_full():
     rep = Reports()
     items = [{"value": b"%d" % i, "on_delivery": rep} for i in range(8)]
     assert p.produce_batch("t", items) == 5
-    assert items[5]["_error"].code() == KafkaError._QUEUE_FULL
-    assert "_error" not in items[6] and "_error" not in items[4]
+    # as confluent-kafka: every message that did not fit is marked
+    assert [m["_error"].code() for m in items[5:]] == [KafkaError._QUEUE_FULL] * 3
+    assert items[5]["_error"].str() == "Message failed: Local: Queue full"
+    assert all("_error" not in m for m in items[:5])
     with pytest.raises(BufferError):
         p.produce_batch("t", [b"plain"])
     p.purge()
@@ -445,7 +466,7 @@ CLOSED_CALLS = [
     ("commit_transaction", (1,)),
     ("abort_transaction", (1,)),
     ("send_offsets_to_transaction", ([TopicPartition("t", 0, 1)], None)),
-    ("__enter__", ()),
+    ("cluster_id", (1,)),
 ]
 
 

@@ -63,6 +63,15 @@ CHILD = textwrap.dedent("""
         h = ck.Consumer(dict(down, **{"group.id": "g"}))
         h.subscribe(["t"])
         call = lambda: h.consume(num_messages=10, timeout=-1)
+    elif mode == "consumer_iterate":
+        h = ck.Consumer(dict(down, **{"group.id": "g"}))
+        h.subscribe(["t"])
+        call = lambda: next(iter(h))
+    elif mode == "producer_produce_blocking":
+        h = ck.Producer(dict(down, **{"message.timeout.ms": 600000, "max.block.ms": 600000,
+                                      "queue.buffering.max.messages": 1}))
+        h.produce("t", b"fills the queue")
+        call = lambda: h.produce("t", b"waits for room")
     else:
         raise SystemExit("unknown mode " + mode)
 
@@ -95,7 +104,8 @@ def wait_asleep(proc, timeout=10.0):
 
 
 @pytest.mark.parametrize("mode", ["producer_flush", "producer_flush_timeout", "producer_poll",
-                                  "consumer_poll", "consumer_poll_none", "consumer_consume"])
+                                  "consumer_poll", "consumer_poll_none", "consumer_consume",
+                                  "consumer_iterate", "producer_produce_blocking"])
 def test_ctrl_c_interrupts_blocking_call(mode):
     proc = subprocess.Popen([sys.executable, "-c", CHILD, mode, str(closed_port())],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -1,0 +1,552 @@
+"""The same scenario on confluent-kafka and on confluent_binding, compared: results, exception
+types and messages. Each scenario is a function of the module under test (``m``) that returns
+plain data; ``same()`` runs it on both and asserts the outcomes are equal."""
+
+import pickle
+import re
+
+import pytest
+
+import confluent_binding
+
+from tests.support import closed_port
+
+peer = pytest.importorskip("confluent_kafka")
+
+
+# What CPython's and Cython's argument parsers say differently about the same mistake, and the
+# module a type is named by, are not differences between the two clients.
+_NORMALIZE = [
+    (re.compile(r"__init__\(\) got an unexpected keyword argument '(\w+)'"),
+     r"'\1' is an invalid keyword argument for this function"),
+    (re.compile(r"(confluent_binding\._core|confluent_kafka\.cimpl|cimpl)\."), ""),
+]
+
+
+def _text(exc):
+    text = str(exc)
+    for pattern, repl in _NORMALIZE:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def _outcome(scenario, m):
+    try:
+        return ("returned", scenario(m))
+    except Exception as exc:  # the outcome under comparison
+        if isinstance(exc, m.KafkaException) and exc.args and isinstance(exc.args[0], m.KafkaError):
+            err = exc.args[0]
+            return ("raised", "KafkaException", err.code(), err.str())
+        return ("raised", type(exc).__name__, _text(exc))
+
+
+def same(scenario):
+    """Run ``scenario`` on the peer and on ours; assert equal outcomes; return ours."""
+    theirs = _outcome(scenario, peer)
+    ours = _outcome(scenario, confluent_binding)
+    assert ours == theirs
+    return ours
+
+
+def producer_conf(**extra):
+    conf = {"bootstrap.servers": "127.0.0.1:%d" % closed_port(), "log_level": 0}
+    conf.update(extra)
+    return conf
+
+
+def consumer_conf(**extra):
+    return producer_conf(**{"group.id": "g", "enable.auto.offset.store": False, **extra})
+
+
+def _with_client(kind, body, conf):
+    def scenario(m):
+        if kind == "Producer":
+            h = m.Producer(producer_conf(**conf))
+        else:
+            h = m.Consumer(consumer_conf(**conf))
+        try:
+            return body(h, m)
+        finally:
+            if kind == "Producer":
+                h.purge()
+                h.flush(5)
+            else:
+                h.close()
+    return scenario
+
+
+def with_producer(body, **conf):
+    return _with_client("Producer", body, conf)
+
+
+def with_consumer(body, **conf):
+    return _with_client("Consumer", body, conf)
+
+
+# -- Message -----------------------------------------------------------------------------
+
+def fields(msg):
+    return (msg.topic(), msg.partition(), msg.offset(), msg.key(), msg.value(), msg.headers(),
+            None if msg.error() is None else (msg.error().code(), msg.error().str()),
+            msg.timestamp(), msg.latency(), msg.leader_epoch(), msg.delivery_count(), len(msg))
+
+
+POSITIONAL = ("t", 1, 5, b"k", b"value", [("h", b"1")], None, (1, 1234), 0.5, 3, 2)
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    ((), {}),
+    (POSITIONAL, {}),
+    ((), dict(zip(("topic", "partition", "offset", "key", "value", "headers", "error",
+                   "timestamp", "latency", "leader_epoch", "delivery_count"), POSITIONAL))),
+    (("t",), {"value": b"x", "delivery_count": 4}),
+    ((), {"partition": -1, "offset": -1001, "leader_epoch": -1, "delivery_count": -1,
+          "latency": -1.0}),
+    ((), {"partition": -5, "delivery_count": 0}),
+    ((), {"value": "h\u00e9llo"}),
+    ((), {"value": bytearray(b"ab"), "key": "k"}),
+    ((), {"error": 5}),
+    ((), {"topic": 1, "headers": 5}),
+])
+def test_message_construction(args, kwargs):
+    same(lambda m: fields(m.Message(*args, **kwargs)))
+
+
+def test_message_constructed_with_an_error():
+    same(lambda m: fields(m.Message("t", 0, 7, error=m.KafkaError(m.KafkaError._PARTITION_EOF,
+                                                                   "eof"))))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"timestamp": 5}, {"timestamp": (1,)}, {"timestamp": [1, 2]}, {"latency": "x"},
+    {"partition": "x"}, {"offset": "x"}, {"leader_epoch": "x"}, {"delivery_count": "x"},
+    {"partition": 2 ** 40}, {"foo": 1},
+])
+def test_message_construction_errors(kwargs):
+    outcome = same(lambda m: fields(m.Message(**kwargs)))
+    assert outcome[0] == "raised"
+
+
+def test_message_len_of_a_value_without_len():
+    same(lambda m: len(m.Message(value=5)))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, dict(zip(("topic", "partition", "offset", "key", "value", "headers", "error",
+                  "timestamp", "latency", "leader_epoch", "delivery_count"), POSITIONAL)),
+    {"topic": "t", "error": "not-a-KafkaError", "latency": 0.0},
+])
+def test_message_pickles(kwargs):
+    def scenario(m):
+        msg = m.Message(**kwargs)
+        if kwargs.get("error") is None:
+            msg.set_error(m.KafkaError(m.KafkaError._MSG_TIMED_OUT, "t/o", fatal=True))
+        back = pickle.loads(pickle.dumps(msg))
+        return fields(back), type(back) is m.Message, back == msg
+    same(scenario)
+
+
+def test_message_reduce_shape():
+    """__reduce__ gives (Message, the 11 constructor arguments), as confluent-kafka's."""
+    def scenario(m):
+        cls, args = m.Message("t", 2, 3, b"k", b"v", latency=0.25, delivery_count=2).__reduce__()
+        return cls is m.Message, args
+    same(scenario)
+
+
+CHANGES = [
+    ("topic", "u"), ("value", b"other"), ("key", b"other"), ("headers", [("a", b"2")]),
+    ("partition", 2), ("offset", 9), ("leader_epoch", 4), ("timestamp", (1, 99)),
+    ("timestamp", (2, 5)), ("latency", 9.0), ("delivery_count", 7), ("error", "E1"),
+]
+
+
+@pytest.mark.parametrize("name,value", CHANGES)
+def test_message_equality_per_field(name, value):
+    base = {"topic": "t", "value": b"v", "key": b"k", "headers": [("a", b"1")], "partition": 1,
+            "offset": 5, "leader_epoch": 3, "timestamp": (1, 5), "latency": 1.0,
+            "delivery_count": 1}
+
+    def scenario(m):
+        def err(v):
+            return m.KafkaError(1) if v == "E1" else v
+        a = m.Message(**base)
+        b = m.Message(**{**base, name: err(value)})
+        return a == b, a != b, a == m.Message(**base), a != m.Message(**base)
+    same(scenario)
+
+
+def test_message_equality_with_other_types_and_errors():
+    def scenario(m):
+        a = m.Message("t", error=m.KafkaError(1))
+        return (a == m.Message("t", error=m.KafkaError(1)),
+                a == m.Message("t", error=m.KafkaError(2)), a == 1, a != "t", a == a)
+    same(scenario)
+
+
+@pytest.mark.parametrize("op", ["hash", "lt"])
+def test_message_unhashable_and_unordered(op):
+    outcome = same(lambda m: hash(m.Message("t")) if op == "hash"
+                   else m.Message("t") < m.Message("u"))
+    assert outcome[:2] == ("raised", "TypeError")
+
+
+def test_message_setters_and_deserialized_accessors():
+    def scenario(m):
+        msg = m.Message("t", key=b"k", value=b"v")
+        out = [msg.deserialized_key(), msg.deserialized_value()]
+        msg.set_key({"k": 1})
+        msg.set_value([1, 2, 3])
+        msg.set_headers([("x", None)])
+        msg.set_topic("u")
+        msg.set_error(m.KafkaError(3))
+        out += [msg.deserialized_key(), msg.deserialized_value(), fields(msg)]
+        return out
+    same(scenario)
+
+
+def test_message_reinit():
+    def scenario(m):
+        msg = m.Message("t", 1, 2, b"k", b"v")
+        msg.__init__(topic="u")
+        return fields(msg)
+    same(scenario)
+
+
+# -- TopicPartition, KafkaError ------------------------------------------------------------
+
+def test_topic_partition_subclass():
+    def scenario(m):
+        class TP(m.TopicPartition):
+            def describe(self):
+                return "%s/%d@%d" % (self.topic, self.partition, self.offset)
+
+        tp = TP("t", 2, 10, leader_epoch=4)
+        tp.offset = 11
+        return (tp.describe(), repr(tp), str(tp), hash(tp) == hash(m.TopicPartition("t", 2)),
+                [x.topic for x in sorted([TP("b", 0), TP("a", 1)])], tp < TP("u", 1),
+                tp == TP("t", 2), isinstance(tp, m.TopicPartition))
+    same(scenario)
+
+
+def test_topic_partition_subclass_instances_work_everywhere():
+    """Beyond confluent-kafka (whose clients reject subclass instances and whose comparison
+    with a base instance raises NotImplementedError): a subclass is a TopicPartition."""
+    class TP(confluent_binding.TopicPartition):
+        pass
+
+    assert TP("t", 2, 10) == confluent_binding.TopicPartition("t", 2)
+    c = confluent_binding.Consumer(consumer_conf())
+    try:
+        c.assign([TP("t", 0, 5)])
+        assert [(tp.topic, tp.partition, tp.offset) for tp in c.assignment()] == [("t", 0, 5)]
+    finally:
+        c.close()
+
+
+@pytest.mark.parametrize("code", [12345, -5, 0, -999, 1000])
+def test_kafka_error_unknown_code(code):
+    same(lambda m: (lambda e: (e.code(), e.name(), e.str(), repr(e), str(e), e == code))(
+        m.KafkaError(code)))
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"fatal": True}, {"retriable": True}, {"txn_requires_abort": True},
+    {"fatal": True, "retriable": True, "txn_requires_abort": True}, {},
+])
+def test_kafka_error_flags_in_repr(kwargs):
+    def scenario(m):
+        e = m.KafkaError(m.KafkaError._FENCED, "boom", **kwargs)
+        back = pickle.loads(pickle.dumps(e))
+        return (repr(e), str(e), e.fatal(), e.retriable(), e.txn_requires_abort(), repr(back),
+                back.fatal(), back.retriable(), back.txn_requires_abort(),
+                repr(m.KafkaException(e)), str(m.KafkaException(e)))
+    same(scenario)
+
+
+def test_kafka_error_keywords():
+    same(lambda m: repr(m.KafkaError(error=1, reason="r", fatal=True, retriable=False,
+                                     txn_requires_abort=False)))
+
+
+# -- close() and closed handles ------------------------------------------------------------
+
+def test_producer_close_returns_true_every_time():
+    def scenario(m):
+        p = m.Producer(producer_conf())
+        return p.close(), p.close(), len(p), bool(p)
+    same(scenario)
+
+
+def test_consumer_close_returns_none_every_time():
+    def scenario(m):
+        c = m.Consumer(consumer_conf())
+        return c.close(), c.close()
+    same(scenario)
+
+
+PRODUCER_CALLS = [
+    ("poll", (0,)), ("flush", (0,)), ("produce", ("t", b"v")),
+    ("produce_batch", ("t", [{"value": b"v"}])), ("purge", ()), ("list_topics", (None, 0.1)),
+    ("cluster_id", (0.1,)), ("init_transactions", (0.1,)), ("begin_transaction", ()),
+    ("commit_transaction", (0.1,)), ("abort_transaction", (0.1,)),
+    ("set_sasl_credentials", ("a", "b")),
+]
+CONSUMER_CALLS = [
+    ("poll", (0,)), ("consume", (1, 0)), ("subscribe", (["t"],)), ("unsubscribe", ()),
+    ("assign", ([],)), ("unassign", ()), ("assignment", ()), ("commit", ()),
+    ("committed", ([],)), ("position", ([],)), ("store_offsets", (None, [])), ("seek", (None,)),
+    ("pause", ([],)), ("resume", ([],)), ("get_watermark_offsets", (None,)),
+    ("offsets_for_times", ([],)), ("memberid", ()), ("consumer_group_metadata", ()),
+    ("list_topics", ()), ("cluster_id", ()), ("incremental_assign", ([],)),
+    ("incremental_unassign", ([],)), ("set_sasl_credentials", ("a", "b")),
+]
+
+
+@pytest.mark.parametrize("how", ["close", "with"])
+@pytest.mark.parametrize("kind,name,args",
+                         [("Producer", n, a) for n, a in PRODUCER_CALLS]
+                         + [("Consumer", n, a) for n, a in CONSUMER_CALLS])
+def test_closed_handle(how, kind, name, args):
+    def scenario(m):
+        conf = producer_conf() if kind == "Producer" else consumer_conf()
+        if how == "close":
+            h = getattr(m, kind)(conf)
+            h.close()
+        else:
+            with getattr(m, kind)(conf) as h:
+                pass
+        return getattr(h, name)(*args)
+    outcome = same(scenario)
+    assert outcome[:2] == ("raised", "RuntimeError")
+
+
+def test_closed_handles_still_report_length_and_close():
+    def scenario(m):
+        with m.Producer(producer_conf()) as p:
+            pass
+        with m.Consumer(consumer_conf()) as c:
+            pass
+        return len(p), p.close(), c.close()
+    same(scenario)
+
+
+# -- configuration -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("conf", [
+    {"default.topic.config": {"acks": "1"}, "acks": "all"},
+    {"default.topic.config": {"nope": "1"}},
+    {"nope": "1"},
+    {"acks": "zz"},
+    {"default.topic.config": {"message.timeout.ms": "1000"}, "message.timeout.ms": 2000},
+])
+def test_producer_configuration(conf):
+    same(lambda m: type(m.Producer(producer_conf(**conf))).__name__)
+
+
+def test_default_topic_config_overrides_top_level():
+    """confluent-kafka applies 'default.topic.config' after the top-level properties: its
+    entries win. A message that must fail with the shorter timeout shows which one applies."""
+    def scenario(m):
+        errors = []
+        p = m.Producer(producer_conf(**{"message.timeout.ms": 60000,
+                                        "default.topic.config": {"message.timeout.ms": 200}}))
+        p.produce("t", b"v", on_delivery=lambda err, msg: errors.append(err.code()))
+        left = p.flush(10)
+        return left, errors
+    assert same(scenario)[1] == (0, [peer.KafkaError._MSG_TIMED_OUT])
+
+
+def test_none_means_unset():
+    """A None value leaves the property at its default (confluent-kafka issue #133), for
+    librdkafka properties and the Python-only ones alike."""
+    conf = producer_conf(**{"client.id": None, "debug": None, "error_cb": None,
+                            "on_delivery": None, "stats_cb": None, "logger": None,
+                            "default.topic.config": None})
+    p = confluent_binding.Producer(conf)
+    try:
+        assert p.produce("t", b"v") is None
+    finally:
+        p.purge()
+        p.close(0)
+    c = confluent_binding.Consumer(consumer_conf(**{"client.id": None, "on_commit": None}))
+    c.close()
+    with pytest.raises(ValueError, match="group.id must be set"):
+        confluent_binding.Consumer(consumer_conf(**{"group.id": None}))
+
+
+def test_cluster_id_without_a_broker():
+    same(with_producer(lambda p, m: p.cluster_id(0.2)))
+    same(with_consumer(lambda c, m: c.cluster_id(0.2)))
+
+
+# -- produce_batch -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("messages", [
+    [], ({"value": b"a"},), [5], [{"value": b"a"}, {"value": 5}], [{"key": 5}],
+    [{"partition": "1"}], [{"headers": 5}], [{"value": b"a", "partition": 99}],
+    [{"value": b"a"}, {"key": "k", "value": "v"}, {}],
+])
+def test_produce_batch_validation(messages):
+    def body(p, m):
+        msgs = [dict(x) if isinstance(x, dict) else x for x in messages] \
+            if isinstance(messages, list) else messages
+        reports = []
+        n = p.produce_batch("t", msgs, on_delivery=lambda err, msg: reports.append(msg.value()))
+        p.purge()
+        p.flush(5)
+        return n, msgs, sorted(reports)
+    same(with_producer(body))
+
+
+def test_produce_batch_validates_every_message_before_enqueueing_any():
+    def body(p, m):
+        reports = []
+        try:
+            p.produce_batch("t", [{"value": b"ok"}, {"value": b"ok"}, {"value": 1.5}],
+                            on_delivery=lambda err, msg: reports.append(msg.value()))
+        except TypeError as exc:
+            p.purge()
+            p.flush(5)
+            return str(exc), reports
+    same(with_producer(body))
+
+
+def test_produce_batch_reports_partial_failures_on_each_message():
+    def body(p, m):
+        msgs = [{"value": b"%d" % i} for i in range(5)]
+        n = p.produce_batch("t", msgs)
+        return n, [(None if "_error" not in x else (x["_error"].code(), x["_error"].str()))
+                   for x in msgs]
+    n, errors = same(with_producer(body, **{"queue.buffering.max.messages": 3}))[1]
+    assert n == 3 and errors[3] is not None
+
+
+def test_produce_batch_topic_type():
+    outcome = same(with_producer(lambda p, m: p.produce_batch(5, [])))
+    assert outcome[:2] == ("raised", "TypeError")
+
+
+# -- consumer argument errors --------------------------------------------------------------
+
+CONSUMER_ARGUMENT_ERRORS = [
+    ("consume -1", lambda c, m: c.consume(-1, 0)),
+    ("consume 1000001", lambda c, m: c.consume(1000001, 0)),
+    ("consume 0", lambda c, m: c.consume(0, 0)),
+    ("commit both", lambda c, m: c.commit(message=m.Message("t"),
+                                          offsets=[m.TopicPartition("t", 0, 1)])),
+    ("commit offsets not a list", lambda c, m: c.commit(offsets=5)),
+    ("commit offsets list of int", lambda c, m: c.commit(offsets=[5])),
+    ("commit message int", lambda c, m: c.commit(message=5)),
+    ("commit TopicPartition as message", lambda c, m: c.commit(m.TopicPartition("t", 0, 1))),
+    ("commit error message", lambda c, m: c.commit(
+        message=m.Message("t", 0, 5, error=m.KafkaError(1)))),
+    ("commit nothing stored", lambda c, m: c.commit(asynchronous=False)),
+    ("store both", lambda c, m: c.store_offsets(message=m.Message("t"),
+                                                offsets=[m.TopicPartition("t", 0, 1)])),
+    ("store neither", lambda c, m: c.store_offsets()),
+    ("store offsets not a list", lambda c, m: c.store_offsets(offsets=5)),
+    ("store offsets list of int", lambda c, m: c.store_offsets(offsets=[5])),
+    ("store message int", lambda c, m: c.store_offsets(message=5)),
+    ("store unassigned", lambda c, m: c.store_offsets(offsets=[m.TopicPartition("t", 0, 1)])),
+    ("store message unassigned", lambda c, m: c.store_offsets(message=m.Message("t", 0, 5))),
+    ("store error message", lambda c, m: c.store_offsets(
+        message=m.Message("t", 0, 5, error=m.KafkaError(1)))),
+    ("store empty", lambda c, m: c.store_offsets(offsets=[])),
+    ("assign not a list", lambda c, m: c.assign(5)),
+    ("assign list of int", lambda c, m: c.assign([5])),
+    ("committed not a list", lambda c, m: c.committed(5)),
+    ("position not a list", lambda c, m: c.position(5)),
+    ("pause not a list", lambda c, m: c.pause(5)),
+]
+
+
+@pytest.mark.parametrize("scenario", [s for _, s in CONSUMER_ARGUMENT_ERRORS],
+                         ids=[n for n, _ in CONSUMER_ARGUMENT_ERRORS])
+def test_consumer_argument_errors(scenario):
+    same(with_consumer(scenario))
+
+
+# -- partitioners ----------------------------------------------------------------------------
+
+# Keys and their murmur2 hashes as the Java client computes them (the vectors librdkafka's own
+# unit test checks against Kafka's Utils.murmur2).
+JAVA_MURMUR2 = [
+    (b"kafka", 0xd067cf64), (b"giberish123456789", 0x8f552b0c), (b"1234", 0x9fc97b14),
+    (b"234", 0xe7c009ca), (b"34", 0x873930da), (b"4", 0x5a4b5ca1),
+    (b"PreAmbleWillBeRemoved,ThePrePartThatIs", 0x78424f1c),
+    (b"reAmbleWillBeRemoved,ThePrePartThatIs", 0x4a62b377),
+    (b"eAmbleWillBeRemoved,ThePrePartThatIs", 0xe0e4e09e),
+    (b"AmbleWillBeRemoved,ThePrePartThatIs", 0x62b8b43f), (b"", 0x106e08d9),
+]
+# FNV-1a (32-bit) of the same keys, as Go's hash/fnv (Sarama's hash partitioner) computes it.
+FNV1A = [
+    (b"kafka", 0xd33c4e1), (b"giberish123456789", 0x77a58295), (b"1234", 0x23bdd03),
+    (b"234", 0x2dea3cd2), (b"34", 0x740fa83e), (b"4", 0x310ca263),
+    (b"PreAmbleWillBeRemoved,ThePrePartThatIs", 0x65cbd69c), (b"", 0x7ee3623b),
+]
+
+
+@pytest.mark.parametrize("count", [1, 3, 10, 64, 1000, 2 ** 31 - 1])
+def test_murmur2_matches_the_java_client(count):
+    for key, java_hash in JAVA_MURMUR2:
+        assert confluent_binding.murmur2(key, count) == (java_hash & 0x7FFFFFFF) % count, key
+        assert peer.murmur2(key, count) == confluent_binding.murmur2(key, count)
+
+
+@pytest.mark.parametrize("count", [1, 3, 10, 64, 1000])
+def test_fnv1a_matches_known_vectors(count):
+    for key, h in FNV1A:
+        assert confluent_binding.fnv1a(key, count) == h % count, key
+        assert peer.fnv1a(key, count) == confluent_binding.fnv1a(key, count)
+
+
+@pytest.mark.parametrize("count", [1, 3, 10, 64, 1000])
+def test_consistent_is_crc32(count):
+    import zlib
+    for key, _ in JAVA_MURMUR2:
+        assert confluent_binding.consistent(key, count) == zlib.crc32(key) % count, key
+        assert peer.consistent(key, count) == confluent_binding.consistent(key, count)
+
+
+@pytest.mark.parametrize("name", ["murmur2", "consistent", "fnv1a"])
+@pytest.mark.parametrize("args", [
+    ("abc", 10), (b"abc", 0), (b"abc", -1), (None, 3), (b"a", 3.0), (bytearray(b"a"), 3),
+    (b"a", 2 ** 31), (memoryview(b"a"), 3), (b"a",), (b"a", 3, 4),
+])
+def test_partitioner_argument_errors(name, args):
+    same(lambda m: getattr(m, name)(*args))
+
+
+def test_partitioner_keywords():
+    same(lambda m: m.murmur2(key=b"a", partition_count=3))
+
+
+# -- delivery reports ----------------------------------------------------------------------
+
+def test_delivery_report_message_fields():
+    """A delivery report describes the message without its headers, as confluent-kafka's."""
+    def body(p, m):
+        reports = []
+        p.produce("t", b"value", b"key", partition=0, timestamp=1234,
+                  headers=[("h", b"1")], on_delivery=lambda err, msg: reports.append(msg))
+        p.purge()
+        p.flush(5)
+        (msg,) = reports
+        return (msg.topic(), msg.partition(), msg.offset(), msg.key(), msg.value(), msg.headers(),
+                msg.error().code(), msg.error().str(), msg.timestamp(), msg.leader_epoch(),
+                msg.delivery_count(), msg.latency() is not None, len(msg))
+    same(with_producer(body))
+
+
+def test_produce_batch_delivery_reports():
+    def body(p, m):
+        reports = []
+        p.produce_batch("t", [{"value": b"a", "key": b"1"}, {"value": b"bb"}],
+                        on_delivery=lambda err, msg: reports.append(
+                            (err.code(), msg.value(), msg.key(), msg.headers())))
+        p.purge()
+        p.flush(5)
+        return sorted(reports)
+    same(with_producer(body))
+
