@@ -533,6 +533,13 @@ class KafkaCluster(_TopicAdmin):
             "share.coordinator.state.topic.replication.factor": "1",
             "share.coordinator.state.topic.min.isr": "1",
             "share.coordinator.state.topic.num.partitions": "1",
+            # Let a share group's record locks (group config share.record.lock.duration.ms,
+            # 30 s by default) be set short, so redelivery after a lock expires is testable.
+            "group.share.min.record.lock.duration.ms": "1000",
+            # Share group members heartbeat every 5 s by default: every assignment change
+            # would wait that long.
+            "group.share.min.heartbeat.interval.ms": "500",
+            "group.share.heartbeat.interval.ms": "500",
         }
         if self._is_kafka_3():
             for k in [k for k in props if k.startswith("share.")]:
@@ -652,6 +659,10 @@ class KafkaCluster(_TopicAdmin):
         cmd += ["-cp", self._classpath(libs)]
         cmd += ["kafka.tools.StorageTool", "format", "--cluster-id=%s" % self.cluster_id]
         cmd += ["--config=%s" % self.properties_path]
+        if not self._is_kafka_3():
+            # Share groups (KIP-932) are a preview feature in 4.1: enabled by the
+            # share.version feature level, which can be set when the storage is formatted.
+            cmd += ["--feature", "share.version=1"]
         if self.sasl:
             for user, pw in SASL_USERS.items():
                 for mech in _SCRAM_MECHANISMS:
