@@ -1,0 +1,221 @@
+"""Kafka as a PySpark data source and sink, on confluent_binding (extra ``[spark]``).
+
+The options and the schema are those of Spark's built-in Kafka connector, so switching is a
+change of the format name: ``spark.read.format("cbkafka")`` instead of ``format("kafka")``
+(the short name ``cbkafka`` does not clash with Spark's own ``kafka``)::
+
+    import confluent_binding.spark
+    confluent_binding.spark.register(spark)      # or: installed packages are found by name
+    df = (spark.read.format("cbkafka")
+          .option("kafka.bootstrap.servers", "localhost:9092")
+          .option("subscribe", "events")
+          .load())
+
+Read (batch and streaming): ``subscribe`` / ``subscribePattern`` / ``assign``,
+``startingOffsets`` / ``endingOffsets`` (``earliest``, ``latest``, per-partition JSON),
+``startingTimestamp`` / ``endingTimestamp`` / ``startingOffsetsByTimestamp`` /
+``endingOffsetsByTimestamp`` / ``startingOffsetsByTimestampStrategy``, ``minPartitions``,
+``includeHeaders``, ``failOnDataLoss``, ``kafkaConsumer.pollTimeoutMs``, ``groupIdPrefix``,
+``maxOffsetsPerTrigger`` (streaming), and every ``kafka.*`` option, passed to librdkafka
+without the prefix. Offsets are planned on the driver; each task reads exactly its range with a
+consumer of its own (assigned, never committing) and hands Spark Arrow record batches.
+
+Write (batch and streaming): columns ``value`` (required, string or binary), ``key``, ``topic``
+(or option ``topic``, which wins), ``partition``, ``headers``; one producer per task, flushed
+before the task succeeds; a failed delivery fails the task with the Kafka error
+(at-least-once, like the built-in connector). Batch writes use ``.mode("append")`` (Spark
+requires a save mode for Python data sources; Kafka topics are only ever appended to).
+
+The Spark Python workers must run the interpreter that has this package installed
+(``PYSPARK_PYTHON`` / ``spark.pyspark.python``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, List, Optional
+
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceArrowWriter,
+    DataSourceReader,
+    DataSourceStreamArrowWriter,
+    DataSourceStreamReader,
+    InputPartition,
+    WriterCommitMessage,
+)
+from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
+from pyspark.sql.types import (
+    ArrayType,
+    BinaryType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+from ._options import SourceOptions, flag, lowered, source_options
+from ._plan import OffsetRange, consumer_config, plan_batch
+from ._read import arrow_schema, read_range
+from ._stream import StreamPlanner, from_json, to_json
+from ._write import SinkOptions, sink_options, write_batches
+
+__all__ = ["NAME", "KafkaDataSource", "register", "kafka_schema", "arrow_schema"]
+
+#: The name to use in ``spark.read.format(...)`` / ``df.write.format(...)``.
+NAME = "cbkafka"
+
+
+def kafka_schema(include_headers: bool = False) -> StructType:
+    """The Spark schema of the source: the built-in connector's."""
+    fields = [
+        StructField("key", BinaryType()),
+        StructField("value", BinaryType()),
+        StructField("topic", StringType()),
+        StructField("partition", IntegerType()),
+        StructField("offset", LongType()),
+        StructField("timestamp", TimestampType()),
+        StructField("timestampType", IntegerType()),
+    ]
+    if include_headers:
+        fields.append(StructField("headers", ArrayType(StructType([
+            StructField("key", StringType()), StructField("value", BinaryType())]))))
+    return StructType(fields)
+
+
+def register(spark: Any) -> None:
+    """Registers the source and sink with ``spark`` under :data:`NAME`."""
+    spark.dataSource.register(KafkaDataSource)
+
+
+class KafkaInputPartition(InputPartition):
+    """One task's work: an offset range of one Kafka partition."""
+
+    def __init__(self, rng: OffsetRange):
+        super().__init__(rng)
+        self.range = rng
+
+    def __repr__(self) -> str:
+        r = self.range
+        return "KafkaInputPartition(%s-%d [%d, %d))" % (r.topic, r.partition, r.start, r.end)
+
+
+def _check_schema(schema: StructType, include_headers: bool) -> None:
+    expected = kafka_schema(include_headers)
+    if schema is not None and [(f.name, f.dataType) for f in schema.fields] != \
+            [(f.name, f.dataType) for f in expected.fields]:
+        raise ValueError("The Kafka source has a fixed schema and cannot be set with a custom one "
+                         "(expected %s, got %s)" % (expected.simpleString(), schema.simpleString()))
+
+
+def _read(opts: SourceOptions, partition: InputPartition) -> Iterator[Any]:
+    rng = getattr(partition, "range", None)
+    if rng is None:  # Spark's single placeholder partition when planning found no records
+        return iter(())
+    return read_range(consumer_config(opts), rng, opts.include_headers,
+                      opts.poll_timeout_ms, opts.fail_on_data_loss)
+
+
+class _BatchReader(DataSourceReader):
+    def __init__(self, opts: SourceOptions):
+        self.opts = opts
+
+    def partitions(self) -> List[InputPartition]:
+        return [KafkaInputPartition(r) for r in plan_batch(self.opts)]
+
+    def read(self, partition: InputPartition) -> Iterator[Any]:
+        return _read(self.opts, partition)
+
+
+class _StreamReader(DataSourceStreamReader):
+    def __init__(self, opts: SourceOptions):
+        self.opts = opts
+        self.planner = StreamPlanner(opts)
+
+    def initialOffset(self) -> dict:
+        return to_json(self.planner.initial())
+
+    def getDefaultReadLimit(self) -> Any:
+        if self.opts.max_offsets_per_trigger:
+            return ReadMaxRows(self.opts.max_offsets_per_trigger)
+        return ReadAllAvailable()
+
+    def latestOffset(self, start: dict, limit: Any) -> dict:
+        max_rows: Optional[int] = limit.max_rows if isinstance(limit, ReadMaxRows) else None
+        return to_json(self.planner.latest(from_json(start), max_rows))
+
+    def partitions(self, start: dict, end: dict) -> List[InputPartition]:
+        return [KafkaInputPartition(r) for r in self.planner.ranges(from_json(start), from_json(end))]
+
+    def read(self, partition: InputPartition) -> Iterator[Any]:
+        return _read(self.opts, partition)
+
+    def commit(self, end: dict) -> None:
+        pass  # offsets live in Spark's checkpoint; nothing is committed to Kafka
+
+    def stop(self) -> None:
+        pass
+
+
+class KafkaCommitMessage(WriterCommitMessage):
+    def __init__(self, count: int):
+        self.count = count
+
+
+class _BatchWriter(DataSourceArrowWriter):
+    def __init__(self, opts: SinkOptions):
+        self.opts = opts
+
+    def write(self, iterator: Iterator[Any]) -> KafkaCommitMessage:
+        return KafkaCommitMessage(write_batches(self.opts, iterator))
+
+    def commit(self, messages: List[Optional[WriterCommitMessage]]) -> None:
+        pass  # every task flushed its producer before it succeeded
+
+    def abort(self, messages: List[Optional[WriterCommitMessage]]) -> None:
+        pass  # what was delivered stays delivered (at-least-once, like Spark's connector)
+
+
+class _StreamWriter(DataSourceStreamArrowWriter):
+    def __init__(self, opts: SinkOptions):
+        self.opts = opts
+
+    def write(self, iterator: Iterator[Any]) -> KafkaCommitMessage:
+        return KafkaCommitMessage(write_batches(self.opts, iterator))
+
+    def commit(self, messages: List[Optional[WriterCommitMessage]], batchId: int) -> None:
+        pass
+
+    def abort(self, messages: List[Optional[WriterCommitMessage]], batchId: int) -> None:
+        pass
+
+
+class KafkaDataSource(DataSource):
+    """Kafka through confluent_binding, with the options of Spark's Kafka connector."""
+
+    @classmethod
+    def name(cls) -> str:
+        return NAME
+
+    def schema(self) -> StructType:
+        return kafka_schema(flag(lowered(self.options), "includeHeaders", False))
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        opts = source_options(self.options, streaming=False)
+        _check_schema(schema, opts.include_headers)
+        return _BatchReader(opts)
+
+    def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        opts = source_options(self.options, streaming=True)
+        _check_schema(schema, opts.include_headers)
+        return _StreamReader(opts)
+
+    def writer(self, schema: StructType, overwrite: bool) -> _BatchWriter:
+        if overwrite:
+            raise ValueError("Save mode Overwrite not allowed for Kafka. Allowed save modes are "
+                             "Append (df.write.mode('append'))")
+        return _BatchWriter(sink_options(self.options, schema))
+
+    def streamWriter(self, schema: StructType, overwrite: bool) -> _StreamWriter:
+        return _StreamWriter(sink_options(self.options, schema))

@@ -1,0 +1,269 @@
+"""The Kafka source's and sink's options, read the way Spark's built-in Kafka connector reads them.
+
+Everything here runs on the driver (in Spark's planning worker) and only validates and plans:
+which partitions, which offset ranges. Errors are ``ValueError``s that name the option.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+# Per-partition offsets in startingOffsets/endingOffsets JSON (Spark's convention).
+EARLIEST = -2
+LATEST = -1
+
+# kafka.* options the connector owns itself (Spark's connector rejects the same ones).
+_UNSUPPORTED_KAFKA = {
+    "auto.offset.reset": "Set the source option 'startingOffsets' instead to specify where to start.",
+    "enable.auto.commit": "The source never commits offsets: it tracks them in Spark (checkpoints).",
+    "key.deserializer": "Keys are always read as bytes; cast the 'key' column to deserialize.",
+    "value.deserializer": "Values are always read as bytes; cast the 'value' column to deserialize.",
+    "interceptor.classes": "Java interceptors do not apply to librdkafka.",
+    "key.serializer": "Keys are written as bytes from the 'key' column (string or binary).",
+    "value.serializer": "Values are written as bytes from the 'value' column (string or binary).",
+}
+
+_SUBSCRIPTIONS = ("assign", "subscribe", "subscribePattern")
+
+
+def lowered(options: Mapping[str, Any]) -> Dict[str, str]:
+    """Spark's options are case-insensitive: one lower-cased plain dict."""
+    return {str(k).lower(): str(v) for k, v in dict(options).items() if v is not None}
+
+
+def kafka_params(opts: Mapping[str, str]) -> Dict[str, str]:
+    """Every ``kafka.*`` option, without the prefix: the librdkafka configuration."""
+    if "kafka.bootstrap.servers" not in opts:
+        raise ValueError("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer")
+    conf = {}
+    for key, value in opts.items():
+        if key.startswith("kafka."):
+            name = key[len("kafka."):]
+            if name in _UNSUPPORTED_KAFKA:
+                raise ValueError("Kafka option '%s' is not supported. %s" % (name, _UNSUPPORTED_KAFKA[name]))
+            conf[name] = value
+    return conf
+
+
+def flag(opts: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = opts.get(name.lower())
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value not in ("true", "false"):
+        raise ValueError("Option '%s' must be 'true' or 'false', got %r" % (name, raw))
+    return value == "true"
+
+
+def _positive_int(opts: Mapping[str, str], name: str) -> Optional[int]:
+    raw = opts.get(name.lower())
+    if raw is None:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError("Option '%s' must be a positive integer, got %r" % (name, raw)) from None
+    if value <= 0:
+        raise ValueError("Option '%s' must be a positive integer, got %r" % (name, raw))
+    return value
+
+
+def _json(opts: Mapping[str, str], name: str) -> Any:
+    raw = opts[name.lower()]
+    try:
+        return json.loads(raw)
+    except ValueError as e:
+        raise ValueError("Option '%s' is not valid JSON (%s): %r" % (name, e, raw)) from None
+
+
+# --- subscription ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Subscription:
+    kind: str                      # "assign" | "subscribe" | "subscribePattern"
+    topics: Tuple[str, ...] = ()   # subscribe
+    pattern: Optional[str] = None  # subscribePattern (Java regex; the whole name must match)
+    assigned: Tuple[Tuple[str, int], ...] = ()  # assign
+
+    def partitions(self, metadata: Mapping[str, int]) -> List[Tuple[str, int]]:
+        """The (topic, partition) pairs this subscription covers today, sorted.
+
+        ``metadata`` maps every topic of the cluster to its partition count."""
+        if self.kind == "assign":
+            missing = [tp for tp in self.assigned if tp[1] >= metadata.get(tp[0], 0)]
+            if missing:
+                raise ValueError("Option 'assign' names partitions the cluster does not have: %s"
+                                 % ", ".join("%s-%d" % tp for tp in missing))
+            return sorted(self.assigned)
+        if self.kind == "subscribe":
+            names = [t for t in self.topics if t in metadata]
+        else:
+            rx = re.compile(self.pattern or "")
+            names = [t for t in metadata if not t.startswith("__") and rx.fullmatch(t)]
+        return sorted((t, p) for t in names for p in range(metadata[t]))
+
+
+def subscription(opts: Mapping[str, str]) -> Subscription:
+    given = [name for name in _SUBSCRIPTIONS if name.lower() in opts]
+    if not given:
+        raise ValueError("One of the following options must be specified for Kafka source: "
+                         "subscribe, subscribePattern, assign. See the docs for more details.")
+    if len(given) > 1:
+        raise ValueError("Only one of the following options can be specified for Kafka source: "
+                         "subscribe, subscribePattern, assign; got %s." % ", ".join(given))
+    kind = given[0]
+    if kind == "subscribe":
+        topics = tuple(t.strip() for t in opts["subscribe"].split(",") if t.strip())
+        if not topics:
+            raise ValueError("No topics to subscribe to as specified value for option "
+                             "'subscribe' is '%s'" % opts["subscribe"])
+        return Subscription("subscribe", topics=topics)
+    if kind == "subscribePattern":
+        pattern = opts["subscribepattern"].strip()
+        if not pattern:
+            raise ValueError("Pattern to subscribe is empty as specified value for option "
+                             "'subscribePattern' is '%s'" % opts["subscribepattern"])
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            raise ValueError("Option 'subscribePattern' is not a valid pattern (%s): %r" % (e, pattern)) from None
+        return Subscription("subscribePattern", pattern=pattern)
+    parsed = _json(opts, "assign")
+    pairs = []
+    if not isinstance(parsed, dict) or not parsed:
+        raise ValueError("Option 'assign' must be a JSON object of topic to partition list, "
+                         "like {\"topicA\":[0,1]}, got %r" % opts["assign"])
+    for topic, parts in parsed.items():
+        if not isinstance(parts, list) or not all(isinstance(p, int) and p >= 0 for p in parts):
+            raise ValueError("Option 'assign': partitions of topic %r must be a list of "
+                             "non-negative integers, got %r" % (topic, parts))
+        pairs.extend((topic, p) for p in parts)
+    return Subscription("assign", assigned=tuple(sorted(set(pairs))))
+
+
+# --- offset specifications -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OffsetSpec:
+    """Where a range starts or ends: one of Spark's connector's forms."""
+    option: str                  # the option it came from (for error messages)
+    kind: str                    # "earliest" | "latest" | "offsets" | "timestamp" | "timestamps"
+    per_partition: Dict[Tuple[str, int], int] = field(default_factory=dict)
+    timestamp: Optional[int] = None
+
+
+def _partition_map(opts: Mapping[str, str], name: str) -> Dict[Tuple[str, int], int]:
+    parsed = _json(opts, name)
+    if not isinstance(parsed, dict):
+        raise ValueError("Option '%s' must be a JSON object like {\"topicA\":{\"0\":23,\"1\":-1}}, got %r"
+                         % (name, opts[name.lower()]))
+    out = {}
+    for topic, parts in parsed.items():
+        if not isinstance(parts, dict):
+            raise ValueError("Option '%s': topic %r must map partition numbers to values, got %r"
+                             % (name, topic, parts))
+        for p, value in parts.items():
+            try:
+                partition = int(p)
+            except ValueError:
+                raise ValueError("Option '%s': %r is not a partition number (topic %r)" % (name, p, topic)) from None
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError("Option '%s': value for %s-%s must be an integer, got %r" % (name, topic, p, value))
+            out[(topic, partition)] = value
+    return out
+
+
+def offset_spec(opts: Mapping[str, str], which: str, default: str) -> OffsetSpec:
+    """``which`` is "starting" or "ending". Precedence as in Spark: the global timestamp, then
+    the per-partition timestamps, then the offsets option."""
+    ts_name = which + "Timestamp"
+    by_ts_name = which + "OffsetsByTimestamp"
+    off_name = which + "Offsets"
+    if ts_name.lower() in opts:
+        raw = opts[ts_name.lower()]
+        try:
+            ts = int(raw)
+        except ValueError:
+            raise ValueError("Option '%s' must be a timestamp in milliseconds, got %r" % (ts_name, raw)) from None
+        if ts < 0:
+            raise ValueError("Option '%s' must not be negative, got %r" % (ts_name, raw))
+        return OffsetSpec(ts_name, "timestamp", timestamp=ts)
+    if by_ts_name.lower() in opts:
+        parts = _partition_map(opts, by_ts_name)
+        bad = {tp: v for tp, v in parts.items() if v < 0}
+        if bad:
+            raise ValueError("Option '%s': timestamps must not be negative: %s" % (by_ts_name, bad))
+        return OffsetSpec(by_ts_name, "timestamps", per_partition=parts)
+    raw = opts.get(off_name.lower(), default).strip()
+    if raw.lower() in ("earliest", "latest"):
+        return OffsetSpec(off_name, raw.lower())
+    parts = _partition_map(opts, off_name)
+    bad = {tp: v for tp, v in parts.items() if v < EARLIEST}
+    if bad:
+        raise ValueError("Option '%s': offsets must be >= 0, -2 (earliest) or -1 (latest): %s"
+                         % (off_name, ", ".join("%s-%d: %d" % (t, p, v) for (t, p), v in bad.items())))
+    return OffsetSpec(off_name, "offsets", per_partition=parts)
+
+
+@dataclass(frozen=True)
+class SourceOptions:
+    """Everything the source needs, checked."""
+    kafka: Dict[str, str]
+    subscription: Subscription
+    starting: OffsetSpec
+    ending: Optional[OffsetSpec]
+    min_partitions: Optional[int]
+    include_headers: bool
+    fail_on_data_loss: bool
+    poll_timeout_ms: int
+    max_offsets_per_trigger: Optional[int]
+    by_timestamp_strategy: str
+    group_id: str
+
+
+def source_options(options: Mapping[str, Any], streaming: bool) -> SourceOptions:
+    opts = lowered(options)
+    kafka = kafka_params(opts)
+    sub = subscription(opts)
+    starting = offset_spec(opts, "starting", "latest" if streaming else "earliest")
+    if streaming:
+        for name in ("endingOffsets", "endingTimestamp", "endingOffsetsByTimestamp"):
+            if name.lower() in opts:
+                raise ValueError("Option '%s' is not valid in streaming queries: a stream has no end." % name)
+        ending = None
+    else:
+        ending = offset_spec(opts, "ending", "latest")
+        if starting.kind == "latest":
+            raise ValueError("Option 'startingOffsets' can't be 'latest' for batch queries on Kafka")
+        if ending.kind == "earliest":
+            raise ValueError("Option 'endingOffsets' can't be 'earliest' for batch queries on Kafka")
+        for spec, banned, word in ((starting, LATEST, "latest (-1)"), (ending, EARLIEST, "earliest (-2)")):
+            if spec.kind == "offsets":
+                bad = [tp for tp, v in spec.per_partition.items() if v == banned]
+                if bad:
+                    raise ValueError("Option '%s' can't be %s for batch queries on Kafka: %s"
+                                     % (spec.option, word, ", ".join("%s-%d" % tp for tp in bad)))
+    strategy = opts.get("startingoffsetsbytimestampstrategy", "error").strip().lower()
+    if strategy not in ("error", "latest"):
+        raise ValueError("Option 'startingOffsetsByTimestampStrategy' must be 'error' or 'latest', got %r"
+                         % opts["startingoffsetsbytimestampstrategy"])
+    poll_timeout = _positive_int(opts, "kafkaConsumer.pollTimeoutMs") or 120000
+    group_id = kafka.pop("group.id", None) or "%s-%s" % (
+        opts.get("groupidprefix", "spark-kafka-source"), uuid.uuid4().hex)
+    return SourceOptions(
+        kafka=kafka,
+        subscription=sub,
+        starting=starting,
+        ending=ending,
+        min_partitions=_positive_int(opts, "minPartitions"),
+        include_headers=flag(opts, "includeHeaders", False),
+        fail_on_data_loss=flag(opts, "failOnDataLoss", True),
+        poll_timeout_ms=poll_timeout,
+        max_offsets_per_trigger=_positive_int(opts, "maxOffsetsPerTrigger") if streaming else None,
+        by_timestamp_strategy=strategy,
+        group_id=group_id,
+    )
