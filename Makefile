@@ -53,7 +53,7 @@ demo: system $(STAMP_EXT) jars
 	$(PY) examples/quickstart.py
 
 # Lint (rules in pyproject.toml): ruff for the Python, cython-lint for the Cython sources.
-LINT_PY := confluent_binding tests examples setup.py bench
+LINT_PY := confluent_binding tests examples setup.py bench pyspark_cbkafka.py
 LINT_CY := $(wildcard src/*.pyx src/includes/*.pxd) confluent_binding/_core.pxd
 lint: $(VENV)/.deps-stamp
 	$(VENV)/bin/ruff check --no-cache $(LINT_PY)

@@ -174,11 +174,66 @@ cdef class Consumer(_Handle):
     cdef object _on_commit
     cdef bint _assigned_by_callback     # the user's rebalance callback did the (un)assign itself
     cdef list _undelivered              # messages a call took from librdkafka before it raised
+    cdef object _arrow_error            # an error event consume_arrow() met after some rows
     cdef rd_kafka_message_t **_batch
     cdef size_t _batch_size
+
+    cdef int _batch_room(self, size_t n) except -1
 
     cdef void _rebalance(self, rd_kafka_resp_err_t err,
                          rd_kafka_topic_partition_list_t *parts) noexcept
     cdef int _serve_commit(self, rd_kafka_resp_err_t err,
                            rd_kafka_topic_partition_list_t *offsets) except -1
     cdef Message _to_message(self, rd_kafka_message_t *rkm)
+
+
+# -- arrow.pyx --
+
+@cython.final
+cdef class _ArrowBuf:
+    cdef char *data
+    cdef Py_ssize_t size
+    cdef Py_ssize_t cap
+
+    cdef int reserve(self, Py_ssize_t extra) except -1
+    cdef inline int append(self, const void *src, Py_ssize_t n) except -1
+    cdef inline int append_i32(self, int32_t v) except -1
+    cdef inline int append_i64(self, int64_t v) except -1
+    cdef inline int append_bit(self, Py_ssize_t i, bint v) except -1
+
+
+@cython.final
+cdef class _ArrowColumns:
+    cdef _ArrowBuf key_valid, key_off, key_data
+    cdef _ArrowBuf value_valid, value_off, value_data
+    cdef _ArrowBuf topic_off, topic_data
+    cdef _ArrowBuf partition, offset, ts_valid, ts, ts_type
+    cdef _ArrowBuf h_valid, h_off, hk_off, hk_data, hv_valid, hv_off, hv_data
+    cdef bint headers
+    cdef Py_ssize_t rows, header_rows
+    cdef Py_ssize_t key_nulls, value_nulls, ts_nulls, h_nulls, hv_nulls
+    cdef const rd_kafka_topic_t *last_rkt   # the topic name of the last message, cached
+    cdef const char *last_topic
+    cdef Py_ssize_t last_topic_len
+
+    cdef int add(self, const rd_kafka_message_t *rkm) except -1
+    cdef int _add_headers(self, const rd_kafka_message_t *rkm, Py_ssize_t row) except -1
+    cdef object finish(self)
+
+
+ctypedef struct _EndOffset:
+    const char *topic
+    int32_t partition
+    int64_t end
+    bint done
+
+
+@cython.final
+cdef class _EndOffsets:
+    cdef _EndOffset *parts
+    cdef Py_ssize_t count
+    cdef Py_ssize_t left                # partitions not finished yet
+    cdef list names                     # keeps the topic names' bytes alive
+
+    cdef _EndOffset *find(self, const rd_kafka_message_t *rkm)
+    cdef inline void finished(self, _EndOffset *e)

@@ -15,6 +15,7 @@ include "types.pyx"       # value types and every C <-> Python conversion
 include "handle.pyx"      # _Handle (one rd_kafka_t), the GIL-free call bracket, trampolines
 include "producer.pyx"
 include "consumer.pyx"
+include "arrow.pyx"         # columnar consume: messages into Arrow buffers
 
 
 def libversion():

@@ -244,12 +244,7 @@ cdef class Consumer(_Handle):
         if self._undelivered:
             held, self._undelivered = self._undelivered, None
             return held
-        if num_messages > self._batch_size:
-            PyMem_Free(self._batch)
-            self._batch = <rd_kafka_message_t **>PyMem_Malloc(num_messages * sizeof(void *))
-            self._batch_size = num_messages if self._batch != NULL else 0
-            if self._batch == NULL:
-                raise MemoryError()
+        self._batch_room(num_messages)
         cdef rd_kafka_queue_t *q = self._queue
         cdef rd_kafka_message_t **batch = self._batch
         cdef ssize_t i
@@ -317,6 +312,95 @@ cdef class Consumer(_Handle):
                 return msg
             if err.code() != RD_KAFKA_RESP_ERR__PARTITION_EOF:
                 raise KafkaException(err)
+
+    cdef int _batch_room(self, size_t n) except -1:
+        """Makes the reused message pointer array hold at least ``n``."""
+        if n > self._batch_size:
+            PyMem_Free(self._batch)
+            self._batch = <rd_kafka_message_t **>PyMem_Malloc(n * sizeof(void *))
+            self._batch_size = n if self._batch != NULL else 0
+            if self._batch == NULL:
+                raise MemoryError()
+        return 0
+
+    def consume_arrow(self, int num_messages=10000, timeout=-1, end_offsets=None,
+                      bint headers=False):
+        """Up to ``num_messages`` messages as one ``pyarrow.RecordBatch`` with the columns of
+        Spark's Kafka source: key, value (binary), topic (string), partition (int32), offset
+        (int64), timestamp (timestamp[us, UTC], null when unknown), timestampType (int32: -1
+        none, 0 create time, 1 log append time) and, with ``headers=True``, headers
+        (list<struct<key: string, value: binary>>, null when a record has none).
+
+        The records go from librdkafka into Arrow buffers in C, without a Python object per
+        record (needs pyarrow). Waits like consume(): until ``num_messages`` arrived or
+        ``timeout`` seconds passed (-1: forever).
+
+        ``end_offsets``: {(topic, partition): end} makes the read range-bounded: records at
+        or after a partition's end are dropped, and the call returns as soon as every listed
+        partition reached its end (a record at end - 1, or, with enable.partition.eof, the
+        partition's end). Partition-EOF events never become rows. An error event ends the
+        batch: it is raised as KafkaException, after the rows taken before it were returned.
+        """
+        self._ensure_open()
+        if num_messages < 0 or num_messages > CONSUME_MAX:
+            raise ValueError("num_messages must be between 0 and %d" % CONSUME_MAX)
+        if self._arrow_error is not None:
+            err, self._arrow_error = self._arrow_error, None
+            raise KafkaException(err)
+        cdef _ArrowColumns cols = _ArrowColumns(headers)
+        cdef _EndOffsets ends = _EndOffsets(end_offsets)
+        cdef list errors = []
+        if num_messages == 0 or (ends.count and ends.left == 0):
+            return cols.finish()
+        self._batch_room(num_messages)
+        cdef rd_kafka_queue_t *q = self._queue
+        cdef rd_kafka_message_t **batch = self._batch
+        cdef ssize_t i, n
+        cdef size_t taken = 0
+        cdef int wait
+        cdef double deadline = 0
+        cdef bint first = True
+        while True:
+            if first:   # a non-blocking look first, with the GIL held
+                wait = 1
+                n = rd_kafka_consume_batch_queue(q, 0, batch, num_messages)
+            else:
+                wait = _chunk_ms(deadline)
+                if wait and self._exc is None and not self._blocking.shuts_out():
+                    with self._blocking:
+                        with nogil:
+                            n = rd_kafka_consume_batch_queue(q, wait, batch,
+                                                             num_messages - taken)
+                else:
+                    n = 0
+            if n < 0:
+                _check(rd_kafka_last_error())
+            i = 0
+            try:
+                while i < n:
+                    _take_columnar(batch[i], cols, ends, errors)
+                    i += 1
+            finally:
+                while i + 1 < n:    # an exception left messages behind: free them
+                    i += 1
+                    rd_kafka_message_destroy(batch[i])
+            taken += n
+            if self._exc is not None:
+                self._raise_pending()
+            if errors:
+                if cols.rows:
+                    self._arrow_error = errors[0]
+                    break
+                raise KafkaException(errors[0])
+            if (taken >= <size_t>num_messages or wait == 0 or (ends.count and ends.left == 0)
+                    or self._blocking.shuts_out()):
+                break
+            if first:
+                first = False
+                deadline = _deadline(timeout)
+            else:
+                PyErr_CheckSignals()
+        return cols.finish()
 
     # -- offsets --
 

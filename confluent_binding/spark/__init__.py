@@ -55,9 +55,10 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from .._arrow import schema as arrow_schema
 from ._options import SourceOptions, flag, lowered, source_options
 from ._plan import OffsetRange, consumer_config, plan_batch
-from ._read import arrow_schema, read_range
+from ._read import read_range
 from ._stream import StreamPlanner, from_json, to_json
 from ._write import SinkOptions, sink_options, write_batches
 
@@ -79,8 +80,16 @@ def kafka_schema(include_headers: bool = False) -> StructType:
         StructField("timestampType", IntegerType()),
     ]
     if include_headers:
-        fields.append(StructField("headers", ArrayType(StructType([
-            StructField("key", StringType()), StructField("value", BinaryType())]))))
+        fields.append(
+            StructField(
+                "headers",
+                ArrayType(
+                    StructType(
+                        [StructField("key", StringType()), StructField("value", BinaryType())]
+                    )
+                ),
+            )
+        )
     return StructType(fields)
 
 
@@ -103,18 +112,26 @@ class KafkaInputPartition(InputPartition):
 
 def _check_schema(schema: StructType, include_headers: bool) -> None:
     expected = kafka_schema(include_headers)
-    if schema is not None and [(f.name, f.dataType) for f in schema.fields] != \
-            [(f.name, f.dataType) for f in expected.fields]:
-        raise ValueError("The Kafka source has a fixed schema and cannot be set with a custom one "
-                         "(expected %s, got %s)" % (expected.simpleString(), schema.simpleString()))
+    if schema is not None and [(f.name, f.dataType) for f in schema.fields] != [
+        (f.name, f.dataType) for f in expected.fields
+    ]:
+        raise ValueError(
+            "The Kafka source has a fixed schema and cannot be set with a custom one "
+            "(expected %s, got %s)" % (expected.simpleString(), schema.simpleString())
+        )
 
 
 def _read(opts: SourceOptions, partition: InputPartition) -> Iterator[Any]:
     rng = getattr(partition, "range", None)
     if rng is None:  # Spark's single placeholder partition when planning found no records
         return iter(())
-    return read_range(consumer_config(opts), rng, opts.include_headers,
-                      opts.poll_timeout_ms, opts.fail_on_data_loss)
+    return read_range(
+        consumer_config(opts),
+        rng,
+        opts.include_headers,
+        opts.poll_timeout_ms,
+        opts.fail_on_data_loss,
+    )
 
 
 class _BatchReader(DataSourceReader):
@@ -146,7 +163,9 @@ class _StreamReader(DataSourceStreamReader):
         return to_json(self.planner.latest(from_json(start), max_rows))
 
     def partitions(self, start: dict, end: dict) -> List[InputPartition]:
-        return [KafkaInputPartition(r) for r in self.planner.ranges(from_json(start), from_json(end))]
+        return [
+            KafkaInputPartition(r) for r in self.planner.ranges(from_json(start), from_json(end))
+        ]
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
         return _read(self.opts, partition)
@@ -213,8 +232,10 @@ class KafkaDataSource(DataSource):
 
     def writer(self, schema: StructType, overwrite: bool) -> _BatchWriter:
         if overwrite:
-            raise ValueError("Save mode Overwrite not allowed for Kafka. Allowed save modes are "
-                             "Append (df.write.mode('append'))")
+            raise ValueError(
+                "Save mode Overwrite not allowed for Kafka. Allowed save modes are "
+                "Append (df.write.mode('append'))"
+            )
         return _BatchWriter(sink_options(self.options, schema))
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> _StreamWriter:

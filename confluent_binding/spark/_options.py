@@ -18,10 +18,10 @@ LATEST = -1
 
 # kafka.* options the connector owns itself (Spark's connector rejects the same ones).
 _UNSUPPORTED_KAFKA = {
-    "auto.offset.reset": "Set the source option 'startingOffsets' instead to specify where to start.",
-    "enable.auto.commit": "The source never commits offsets: it tracks them in Spark (checkpoints).",
-    "key.deserializer": "Keys are always read as bytes; cast the 'key' column to deserialize.",
-    "value.deserializer": "Values are always read as bytes; cast the 'value' column to deserialize.",
+    "auto.offset.reset": "Set the option 'startingOffsets' to say where to start.",
+    "enable.auto.commit": "The source never commits offsets: Spark tracks them (checkpoints).",
+    "key.deserializer": "Keys are read as bytes; cast the 'key' column to deserialize.",
+    "value.deserializer": "Values are read as bytes; cast the 'value' column to deserialize.",
     "interceptor.classes": "Java interceptors do not apply to librdkafka.",
     "key.serializer": "Keys are written as bytes from the 'key' column (string or binary).",
     "value.serializer": "Values are written as bytes from the 'value' column (string or binary).",
@@ -38,13 +38,17 @@ def lowered(options: Mapping[str, Any]) -> Dict[str, str]:
 def kafka_params(opts: Mapping[str, str]) -> Dict[str, str]:
     """Every ``kafka.*`` option, without the prefix: the librdkafka configuration."""
     if "kafka.bootstrap.servers" not in opts:
-        raise ValueError("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer")
+        raise ValueError(
+            "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer"
+        )
     conf = {}
     for key, value in opts.items():
         if key.startswith("kafka."):
-            name = key[len("kafka."):]
+            name = key[len("kafka.") :]
             if name in _UNSUPPORTED_KAFKA:
-                raise ValueError("Kafka option '%s' is not supported. %s" % (name, _UNSUPPORTED_KAFKA[name]))
+                raise ValueError(
+                    "Kafka option '%s' is not supported. %s" % (name, _UNSUPPORTED_KAFKA[name])
+                )
             conf[name] = value
     return conf
 
@@ -82,10 +86,11 @@ def _json(opts: Mapping[str, str], name: str) -> Any:
 
 # --- subscription ---------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Subscription:
-    kind: str                      # "assign" | "subscribe" | "subscribePattern"
-    topics: Tuple[str, ...] = ()   # subscribe
+    kind: str  # "assign" | "subscribe" | "subscribePattern"
+    topics: Tuple[str, ...] = ()  # subscribe
     pattern: Optional[str] = None  # subscribePattern (Java regex; the whole name must match)
     assigned: Tuple[Tuple[str, int], ...] = ()  # assign
 
@@ -96,8 +101,10 @@ class Subscription:
         if self.kind == "assign":
             missing = [tp for tp in self.assigned if tp[1] >= metadata.get(tp[0], 0)]
             if missing:
-                raise ValueError("Option 'assign' names partitions the cluster does not have: %s"
-                                 % ", ".join("%s-%d" % tp for tp in missing))
+                raise ValueError(
+                    "Option 'assign' names partitions the cluster does not have: %s"
+                    % ", ".join("%s-%d" % tp for tp in missing)
+                )
             return sorted(self.assigned)
         if self.kind == "subscribe":
             names = [t for t in self.topics if t in metadata]
@@ -110,48 +117,64 @@ class Subscription:
 def subscription(opts: Mapping[str, str]) -> Subscription:
     given = [name for name in _SUBSCRIPTIONS if name.lower() in opts]
     if not given:
-        raise ValueError("One of the following options must be specified for Kafka source: "
-                         "subscribe, subscribePattern, assign. See the docs for more details.")
+        raise ValueError(
+            "One of the following options must be specified for Kafka source: "
+            "subscribe, subscribePattern, assign. See the docs for more details."
+        )
     if len(given) > 1:
-        raise ValueError("Only one of the following options can be specified for Kafka source: "
-                         "subscribe, subscribePattern, assign; got %s." % ", ".join(given))
+        raise ValueError(
+            "Only one of the following options can be specified for Kafka source: "
+            "subscribe, subscribePattern, assign; got %s." % ", ".join(given)
+        )
     kind = given[0]
     if kind == "subscribe":
         topics = tuple(t.strip() for t in opts["subscribe"].split(",") if t.strip())
         if not topics:
-            raise ValueError("No topics to subscribe to as specified value for option "
-                             "'subscribe' is '%s'" % opts["subscribe"])
+            raise ValueError(
+                "No topics to subscribe to as specified value for option "
+                "'subscribe' is '%s'" % opts["subscribe"]
+            )
         return Subscription("subscribe", topics=topics)
     if kind == "subscribePattern":
         pattern = opts["subscribepattern"].strip()
         if not pattern:
-            raise ValueError("Pattern to subscribe is empty as specified value for option "
-                             "'subscribePattern' is '%s'" % opts["subscribepattern"])
+            raise ValueError(
+                "Pattern to subscribe is empty as specified value for option "
+                "'subscribePattern' is '%s'" % opts["subscribepattern"]
+            )
         try:
             re.compile(pattern)
         except re.error as e:
-            raise ValueError("Option 'subscribePattern' is not a valid pattern (%s): %r" % (e, pattern)) from None
+            raise ValueError(
+                "Option 'subscribePattern' is not a valid pattern (%s): %r" % (e, pattern)
+            ) from None
         return Subscription("subscribePattern", pattern=pattern)
     parsed = _json(opts, "assign")
     pairs = []
     if not isinstance(parsed, dict) or not parsed:
-        raise ValueError("Option 'assign' must be a JSON object of topic to partition list, "
-                         "like {\"topicA\":[0,1]}, got %r" % opts["assign"])
+        raise ValueError(
+            "Option 'assign' must be a JSON object of topic to partition list, "
+            'like {"topicA":[0,1]}, got %r' % opts["assign"]
+        )
     for topic, parts in parsed.items():
         if not isinstance(parts, list) or not all(isinstance(p, int) and p >= 0 for p in parts):
-            raise ValueError("Option 'assign': partitions of topic %r must be a list of "
-                             "non-negative integers, got %r" % (topic, parts))
+            raise ValueError(
+                "Option 'assign': partitions of topic %r must be a list of "
+                "non-negative integers, got %r" % (topic, parts)
+            )
         pairs.extend((topic, p) for p in parts)
     return Subscription("assign", assigned=tuple(sorted(set(pairs))))
 
 
 # --- offset specifications -------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class OffsetSpec:
     """Where a range starts or ends: one of Spark's connector's forms."""
-    option: str                  # the option it came from (for error messages)
-    kind: str                    # "earliest" | "latest" | "offsets" | "timestamp" | "timestamps"
+
+    option: str  # the option it came from (for error messages)
+    kind: str  # "earliest" | "latest" | "offsets" | "timestamp" | "timestamps"
     per_partition: Dict[Tuple[str, int], int] = field(default_factory=dict)
     timestamp: Optional[int] = None
 
@@ -159,20 +182,29 @@ class OffsetSpec:
 def _partition_map(opts: Mapping[str, str], name: str) -> Dict[Tuple[str, int], int]:
     parsed = _json(opts, name)
     if not isinstance(parsed, dict):
-        raise ValueError("Option '%s' must be a JSON object like {\"topicA\":{\"0\":23,\"1\":-1}}, got %r"
-                         % (name, opts[name.lower()]))
+        raise ValueError(
+            'Option \'%s\' must be a JSON object like {"topicA":{"0":23,"1":-1}}, got %r'
+            % (name, opts[name.lower()])
+        )
     out = {}
     for topic, parts in parsed.items():
         if not isinstance(parts, dict):
-            raise ValueError("Option '%s': topic %r must map partition numbers to values, got %r"
-                             % (name, topic, parts))
+            raise ValueError(
+                "Option '%s': topic %r must map partition numbers to values, got %r"
+                % (name, topic, parts)
+            )
         for p, value in parts.items():
             try:
                 partition = int(p)
             except ValueError:
-                raise ValueError("Option '%s': %r is not a partition number (topic %r)" % (name, p, topic)) from None
+                raise ValueError(
+                    "Option '%s': %r is not a partition number (topic %r)" % (name, p, topic)
+                ) from None
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError("Option '%s': value for %s-%s must be an integer, got %r" % (name, topic, p, value))
+                raise ValueError(
+                    "Option '%s': value for %s-%s must be an integer, got %r"
+                    % (name, topic, p, value)
+                )
             out[(topic, partition)] = value
     return out
 
@@ -188,7 +220,9 @@ def offset_spec(opts: Mapping[str, str], which: str, default: str) -> OffsetSpec
         try:
             ts = int(raw)
         except ValueError:
-            raise ValueError("Option '%s' must be a timestamp in milliseconds, got %r" % (ts_name, raw)) from None
+            raise ValueError(
+                "Option '%s' must be a timestamp in milliseconds, got %r" % (ts_name, raw)
+            ) from None
         if ts < 0:
             raise ValueError("Option '%s' must not be negative, got %r" % (ts_name, raw))
         return OffsetSpec(ts_name, "timestamp", timestamp=ts)
@@ -204,14 +238,17 @@ def offset_spec(opts: Mapping[str, str], which: str, default: str) -> OffsetSpec
     parts = _partition_map(opts, off_name)
     bad = {tp: v for tp, v in parts.items() if v < EARLIEST}
     if bad:
-        raise ValueError("Option '%s': offsets must be >= 0, -2 (earliest) or -1 (latest): %s"
-                         % (off_name, ", ".join("%s-%d: %d" % (t, p, v) for (t, p), v in bad.items())))
+        raise ValueError(
+            "Option '%s': offsets must be >= 0, -2 (earliest) or -1 (latest): %s"
+            % (off_name, ", ".join("%s-%d: %d" % (t, p, v) for (t, p), v in bad.items()))
+        )
     return OffsetSpec(off_name, "offsets", per_partition=parts)
 
 
 @dataclass(frozen=True)
 class SourceOptions:
     """Everything the source needs, checked."""
+
     kafka: Dict[str, str]
     subscription: Subscription
     starting: OffsetSpec
@@ -233,27 +270,42 @@ def source_options(options: Mapping[str, Any], streaming: bool) -> SourceOptions
     if streaming:
         for name in ("endingOffsets", "endingTimestamp", "endingOffsetsByTimestamp"):
             if name.lower() in opts:
-                raise ValueError("Option '%s' is not valid in streaming queries: a stream has no end." % name)
+                raise ValueError(
+                    "Option '%s' is not valid in streaming queries: a stream has no end." % name
+                )
         ending = None
     else:
         ending = offset_spec(opts, "ending", "latest")
         if starting.kind == "latest":
-            raise ValueError("Option 'startingOffsets' can't be 'latest' for batch queries on Kafka")
+            raise ValueError(
+                "Option 'startingOffsets' can't be 'latest' for batch queries on Kafka"
+            )
         if ending.kind == "earliest":
-            raise ValueError("Option 'endingOffsets' can't be 'earliest' for batch queries on Kafka")
-        for spec, banned, word in ((starting, LATEST, "latest (-1)"), (ending, EARLIEST, "earliest (-2)")):
+            raise ValueError(
+                "Option 'endingOffsets' can't be 'earliest' for batch queries on Kafka"
+            )
+        for spec, banned, word in (
+            (starting, LATEST, "latest (-1)"),
+            (ending, EARLIEST, "earliest (-2)"),
+        ):
             if spec.kind == "offsets":
                 bad = [tp for tp, v in spec.per_partition.items() if v == banned]
                 if bad:
-                    raise ValueError("Option '%s' can't be %s for batch queries on Kafka: %s"
-                                     % (spec.option, word, ", ".join("%s-%d" % tp for tp in bad)))
+                    raise ValueError(
+                        "Option '%s' can't be %s for batch queries on Kafka: %s"
+                        % (spec.option, word, ", ".join("%s-%d" % tp for tp in bad))
+                    )
     strategy = opts.get("startingoffsetsbytimestampstrategy", "error").strip().lower()
     if strategy not in ("error", "latest"):
-        raise ValueError("Option 'startingOffsetsByTimestampStrategy' must be 'error' or 'latest', got %r"
-                         % opts["startingoffsetsbytimestampstrategy"])
+        raise ValueError(
+            "Option 'startingOffsetsByTimestampStrategy' must be 'error' or 'latest', got %r"
+            % opts["startingoffsetsbytimestampstrategy"]
+        )
     poll_timeout = _positive_int(opts, "kafkaConsumer.pollTimeoutMs") or 120000
     group_id = kafka.pop("group.id", None) or "%s-%s" % (
-        opts.get("groupidprefix", "spark-kafka-source"), uuid.uuid4().hex)
+        opts.get("groupidprefix", "spark-kafka-source"),
+        uuid.uuid4().hex,
+    )
     return SourceOptions(
         kafka=kafka,
         subscription=sub,

@@ -17,6 +17,7 @@ _REQUEST_TIMEOUT = 30.0
 @dataclass(frozen=True)
 class OffsetRange:
     """Records ``[start, end)`` of one Kafka partition: what one Spark task reads."""
+
     topic: str
     partition: int
     start: int
@@ -30,14 +31,16 @@ class OffsetRange:
 def consumer_config(opts: SourceOptions) -> Dict[str, object]:
     """The configuration of every consumer the source makes: assign only, no commits."""
     conf: Dict[str, object] = dict(opts.kafka)
-    conf.update({
-        "group.id": opts.group_id,
-        "enable.auto.commit": False,
-        "enable.auto.offset.store": False,
-        "enable.partition.eof": True,
-        # An offset out of range is data loss: the reader decides, never a silent reset.
-        "auto.offset.reset": "error",
-    })
+    conf.update(
+        {
+            "group.id": opts.group_id,
+            "enable.auto.commit": False,
+            "enable.auto.offset.store": False,
+            "enable.partition.eof": True,
+            # An offset out of range is data loss: the reader decides, never a silent reset.
+            "auto.offset.reset": "error",
+        }
+    )
     return conf
 
 
@@ -65,8 +68,11 @@ class OffsetPlanner:
     def watermarks(self, tps: Iterable[TP]) -> Dict[TP, Tuple[int, int]]:
         out = {}
         for topic, partition in tps:
-            out[(topic, partition)] = tuple(self._consumer.get_watermark_offsets(
-                TopicPartition(topic, partition), timeout=_REQUEST_TIMEOUT, cached=False))
+            out[(topic, partition)] = tuple(
+                self._consumer.get_watermark_offsets(
+                    TopicPartition(topic, partition), timeout=_REQUEST_TIMEOUT, cached=False
+                )
+            )
         return out
 
     def offsets_for_times(self, wanted: Mapping[TP, int]) -> Dict[TP, int]:
@@ -74,7 +80,8 @@ class OffsetPlanner:
         if not wanted:
             return {}
         found = self._consumer.offsets_for_times(
-            [TopicPartition(t, p, ts) for (t, p), ts in wanted.items()], timeout=_REQUEST_TIMEOUT)
+            [TopicPartition(t, p, ts) for (t, p), ts in wanted.items()], timeout=_REQUEST_TIMEOUT
+        )
         out = {}
         for tp in found:
             if tp.error is not None:
@@ -82,8 +89,9 @@ class OffsetPlanner:
             out[(tp.topic, tp.partition)] = tp.offset
         return out
 
-    def resolve(self, spec: OffsetSpec, tps: List[TP], marks: Mapping[TP, Tuple[int, int]],
-                is_start: bool) -> Dict[TP, int]:
+    def resolve(
+        self, spec: OffsetSpec, tps: List[TP], marks: Mapping[TP, Tuple[int, int]], is_start: bool
+    ) -> Dict[TP, int]:
         """Concrete offsets for ``spec`` on ``tps`` (every partition must be named by
         per-partition forms, and no others, as Spark's connector requires)."""
         if spec.kind == "earliest":
@@ -97,20 +105,35 @@ class OffsetPlanner:
                 missing = sorted(have - named)
                 parts = []
                 if unknown:
-                    parts.append("names partitions that are not in the subscription: %s"
-                                 % ", ".join("%s-%d" % tp for tp in unknown))
+                    parts.append(
+                        "names partitions that are not in the subscription: %s"
+                        % ", ".join("%s-%d" % tp for tp in unknown)
+                    )
                 if missing:
-                    parts.append("does not name partitions of the subscription: %s"
-                                 % ", ".join("%s-%d" % tp for tp in missing))
-                raise ValueError("Option '%s' %s (it must name exactly the subscribed partitions)"
-                                 % (spec.option, "; ".join(parts)))
+                    parts.append(
+                        "does not name partitions of the subscription: %s"
+                        % ", ".join("%s-%d" % tp for tp in missing)
+                    )
+                raise ValueError(
+                    "Option '%s' %s (it must name exactly the subscribed partitions)"
+                    % (spec.option, "; ".join(parts))
+                )
         if spec.kind == "offsets":
             out = {}
             for tp, value in spec.per_partition.items():
-                out[tp] = marks[tp][0] if value == EARLIEST else marks[tp][1] if value == LATEST else value
+                out[tp] = (
+                    marks[tp][0]
+                    if value == EARLIEST
+                    else marks[tp][1]
+                    if value == LATEST
+                    else value
+                )
             return out
-        wanted = ({tp: spec.timestamp for tp in tps} if spec.kind == "timestamp"
-                  else dict(spec.per_partition))
+        wanted = (
+            {tp: spec.timestamp for tp in tps}
+            if spec.kind == "timestamp"
+            else dict(spec.per_partition)
+        )
         found = self.offsets_for_times(wanted)
         out = {}
         for tp in tps:
@@ -120,13 +143,16 @@ class OffsetPlanner:
                     raise ValueError(
                         "Option '%s': no record of %s-%d has a timestamp at or after %d (set "
                         "startingOffsetsByTimestampStrategy=latest to start at the end instead)"
-                        % (spec.option, tp[0], tp[1], wanted[tp]))
+                        % (spec.option, tp[0], tp[1], wanted[tp])
+                    )
                 offset = marks[tp][1]
             out[tp] = offset
         return out
 
 
-def check_range(rng: OffsetRange, low: int, high: int, fail_on_data_loss: bool) -> Optional[OffsetRange]:
+def check_range(
+    rng: OffsetRange, low: int, high: int, fail_on_data_loss: bool
+) -> Optional[OffsetRange]:
     """A range clipped to what the partition holds; raises (failOnDataLoss) when records of the
     range are gone, or the range asks for records that do not exist yet."""
     start, end = rng.start, rng.end
@@ -135,13 +161,15 @@ def check_range(rng: OffsetRange, low: int, high: int, fail_on_data_loss: bool) 
             raise ValueError(
                 "Records of %s-%d from offset %d are gone (the partition now starts at %d): data "
                 "was lost, e.g. deleted by retention. Set failOnDataLoss=false to skip them."
-                % (rng.topic, rng.partition, start, low))
+                % (rng.topic, rng.partition, start, low)
+            )
         start = low
     if end > high:
         if fail_on_data_loss:
             raise ValueError(
                 "Offsets of %s-%d up to %d were asked for but the partition ends at %d"
-                % (rng.topic, rng.partition, end, high))
+                % (rng.topic, rng.partition, end, high)
+            )
         end = high
     if end < start:
         end = start
@@ -186,8 +214,10 @@ def plan_batch(opts: SourceOptions) -> List[OffsetRange]:
     with OffsetPlanner(opts) as planner:
         tps = planner.partitions()
         if not tps:
-            raise ValueError("The subscription (option '%s') matches no partition of the cluster"
-                             % opts.subscription.kind)
+            raise ValueError(
+                "The subscription (option '%s') matches no partition of the cluster"
+                % opts.subscription.kind
+            )
         marks = planner.watermarks(tps)
         starts = planner.resolve(opts.starting, tps, marks, is_start=True)
         ends = planner.resolve(opts.ending, tps, marks, is_start=False)
@@ -195,8 +225,10 @@ def plan_batch(opts: SourceOptions) -> List[OffsetRange]:
     for tp in tps:
         rng = OffsetRange(tp[0], tp[1], starts[tp], ends[tp])
         if rng.start > rng.end:
-            raise ValueError("The starting offset (%d) of %s-%d is after its ending offset (%d): "
-                             "check options '%s' and '%s'" % (rng.start, tp[0], tp[1], rng.end,
-                                                             opts.starting.option, opts.ending.option))
+            raise ValueError(
+                "The starting offset (%d) of %s-%d is after its ending offset (%d): "
+                "check options '%s' and '%s'"
+                % (rng.start, tp[0], tp[1], rng.end, opts.starting.option, opts.ending.option)
+            )
         ranges.append(check_range(rng, *marks[tp], opts.fail_on_data_loss))
     return split(ranges, opts.min_partitions)

@@ -20,42 +20,59 @@ class SinkOptions:
 
 def sink_options(options: Any, schema: Any) -> SinkOptions:
     """Checks the options and the DataFrame's columns at planning time."""
-    from pyspark.sql.types import (ArrayType, BinaryType, IntegerType, StringType, StructType)
+    from pyspark.sql.types import ArrayType, BinaryType, IntegerType, StringType, StructType
 
     opts = lowered(options)
     if "kafka.bootstrap.servers" not in opts:
-        raise ValueError("Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer")
+        raise ValueError(
+            "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer"
+        )
     kafka = kafka_params(opts)
     for name in _PRODUCER_FORBIDDEN:
         kafka.pop(name, None)
     topic = opts.get("topic")
     fields = {f.name.lower(): f.dataType for f in schema.fields}
     if "value" not in fields:
-        raise ValueError("Required attribute 'value' not found: the DataFrame to write needs a "
-                         "'value' column (string or binary)")
+        raise ValueError(
+            "Required attribute 'value' not found: the DataFrame to write needs a "
+            "'value' column (string or binary)"
+        )
     for name in ("value", "key"):
         if name in fields and not isinstance(fields[name], (StringType, BinaryType)):
-            raise ValueError("%s attribute type must be a string or binary, got %s"
-                             % (name, fields[name].simpleString()))
+            raise ValueError(
+                "%s attribute type must be a string or binary, got %s"
+                % (name, fields[name].simpleString())
+            )
     if topic is None:
         if "topic" not in fields:
-            raise ValueError("topic option required when no 'topic' attribute is present. "
-                             "Use the topic option for setting a topic.")
+            raise ValueError(
+                "topic option required when no 'topic' attribute is present. "
+                "Use the topic option for setting a topic."
+            )
     elif not topic.strip():
         raise ValueError("Option 'topic' must not be empty")
     if "topic" in fields and not isinstance(fields["topic"], StringType):
-        raise ValueError("topic attribute type must be a string, got %s" % fields["topic"].simpleString())
+        raise ValueError(
+            "topic attribute type must be a string, got %s" % fields["topic"].simpleString()
+        )
     if "partition" in fields and not isinstance(fields["partition"], IntegerType):
-        raise ValueError("partition attribute type must be an int, got %s" % fields["partition"].simpleString())
+        raise ValueError(
+            "partition attribute type must be an int, got %s" % fields["partition"].simpleString()
+        )
     if "headers" in fields:
         h = fields["headers"]
-        ok = (isinstance(h, ArrayType) and isinstance(h.elementType, StructType)
-              and [f.name for f in h.elementType.fields] == ["key", "value"]
-              and isinstance(h.elementType.fields[0].dataType, StringType)
-              and isinstance(h.elementType.fields[1].dataType, BinaryType))
+        ok = (
+            isinstance(h, ArrayType)
+            and isinstance(h.elementType, StructType)
+            and [f.name for f in h.elementType.fields] == ["key", "value"]
+            and isinstance(h.elementType.fields[0].dataType, StringType)
+            and isinstance(h.elementType.fields[1].dataType, BinaryType)
+        )
         if not ok:
-            raise ValueError("headers attribute type must be array<struct<key:string,value:binary>>, "
-                             "got %s" % h.simpleString())
+            raise ValueError(
+                "headers attribute type must be array<struct<key:string,value:binary>>, "
+                "got %s" % h.simpleString()
+            )
     return SinkOptions(kafka=kafka, topic=topic)
 
 
@@ -93,8 +110,10 @@ def write_batches(opts: SinkOptions, batches: Iterator[Any]) -> int:
             for i in range(n):
                 topic = topics[i]
                 if topic is None:
-                    raise ValueError("Null topic present in the data. Use the topic option for "
-                                     "setting a default topic.")
+                    raise ValueError(
+                        "Null topic present in the data. Use the topic option for "
+                        "setting a default topic."
+                    )
                 part = parts[i]
                 hdrs = headers[i]
                 kwargs = {}
@@ -104,8 +123,13 @@ def write_batches(opts: SinkOptions, batches: Iterator[Any]) -> int:
                     kwargs["headers"] = [(h["key"], h["value"]) for h in hdrs]
                 while True:
                     try:
-                        producer.produce(topic, _bytes(values[i]), _bytes(keys[i]),
-                                         on_delivery=on_delivery, **kwargs)
+                        producer.produce(
+                            topic,
+                            _bytes(values[i]),
+                            _bytes(keys[i]),
+                            on_delivery=on_delivery,
+                            **kwargs,
+                        )
                         break
                     except BufferError:
                         producer.poll(0.1)

@@ -18,8 +18,10 @@ def test_auto_registration_module_names_the_source():
 
 
 def test_options_are_case_insensitive_and_kafka_options_lose_their_prefix():
-    o = source_options(dict(BS, SUBSCRIBE="a, b", **{"kafka.fetch.min.bytes": "7"},
-                            includeheaders="TRUE"), streaming=False)
+    o = source_options(
+        dict(BS, SUBSCRIBE="a, b", **{"kafka.fetch.min.bytes": "7"}, includeheaders="TRUE"),
+        streaming=False,
+    )
     assert o.subscription.topics == ("a", "b")
     assert o.kafka == {"bootstrap.servers": "127.0.0.1:9", "fetch.min.bytes": "7"}
     assert o.include_headers and o.fail_on_data_loss
@@ -33,31 +35,61 @@ def test_streaming_defaults_to_latest_and_takes_max_offsets_per_trigger():
 
 
 def test_timestamp_options_take_precedence_like_spark():
-    o = source_options(dict(BS, subscribe="a", startingOffsets="earliest", startingTimestamp="5",
-                            startingOffsetsByTimestamp='{"a":{"0":1}}'), streaming=False)
+    o = source_options(
+        dict(
+            BS,
+            subscribe="a",
+            startingOffsets="earliest",
+            startingTimestamp="5",
+            startingOffsetsByTimestamp='{"a":{"0":1}}',
+        ),
+        streaming=False,
+    )
     assert (o.starting.kind, o.starting.timestamp) == ("timestamp", 5)
-    o = source_options(dict(BS, subscribe="a", endingOffsetsByTimestamp='{"a":{"0":9}}'), streaming=False)
+    o = source_options(
+        dict(BS, subscribe="a", endingOffsetsByTimestamp='{"a":{"0":9}}'), streaming=False
+    )
     assert o.ending.kind == "timestamps" and o.ending.per_partition == {("a", 0): 9}
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"subscribe": "a"}, "'kafka.bootstrap.servers' must be specified"),
-    (dict(BS), "One of the following options must be specified"),
-    (dict(BS, subscribe="a", subscribePattern="b"), "Only one of the following options"),
-    (dict(BS, subscribe=" , "), "No topics to subscribe to"),
-    (dict(BS, subscribePattern="("), "'subscribePattern' is not a valid pattern"),
-    (dict(BS, assign='{"a":"0"}'), "Option 'assign': partitions of topic 'a'"),
-    (dict(BS, assign="[1]"), "Option 'assign' must be a JSON object"),
-    (dict(BS, subscribe="a", startingOffsets="latest"), "'startingOffsets' can't be 'latest'"),
-    (dict(BS, subscribe="a", endingOffsets='{"a":{"0":-2}}'), "'endingOffsets' can't be earliest (-2)"),
-    (dict(BS, subscribe="a", startingOffsets='{"a":{"0":-3}}'), "Option 'startingOffsets': offsets must be"),
-    (dict(BS, subscribe="a", startingOffsets='{"a":{"x":1}}'), "'x' is not a partition number"),
-    (dict(BS, subscribe="a", startingTimestamp="soon"), "'startingTimestamp' must be a timestamp"),
-    (dict(BS, subscribe="a", failOnDataLoss="maybe"), "'failOnDataLoss' must be 'true' or 'false'"),
-    (dict(BS, subscribe="a", **{"kafka.enable.auto.commit": "true"}), "'enable.auto.commit' is not supported"),
-    (dict(BS, subscribe="a", startingOffsetsByTimestampStrategy="closest"),
-     "'startingOffsetsByTimestampStrategy' must be 'error' or 'latest'"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"subscribe": "a"}, "'kafka.bootstrap.servers' must be specified"),
+        (dict(BS), "One of the following options must be specified"),
+        (dict(BS, subscribe="a", subscribePattern="b"), "Only one of the following options"),
+        (dict(BS, subscribe=" , "), "No topics to subscribe to"),
+        (dict(BS, subscribePattern="("), "'subscribePattern' is not a valid pattern"),
+        (dict(BS, assign='{"a":"0"}'), "Option 'assign': partitions of topic 'a'"),
+        (dict(BS, assign="[1]"), "Option 'assign' must be a JSON object"),
+        (dict(BS, subscribe="a", startingOffsets="latest"), "'startingOffsets' can't be 'latest'"),
+        (
+            dict(BS, subscribe="a", endingOffsets='{"a":{"0":-2}}'),
+            "'endingOffsets' can't be earliest (-2)",
+        ),
+        (
+            dict(BS, subscribe="a", startingOffsets='{"a":{"0":-3}}'),
+            "Option 'startingOffsets': offsets must be",
+        ),
+        (dict(BS, subscribe="a", startingOffsets='{"a":{"x":1}}'), "'x' is not a partition number"),
+        (
+            dict(BS, subscribe="a", startingTimestamp="soon"),
+            "'startingTimestamp' must be a timestamp",
+        ),
+        (
+            dict(BS, subscribe="a", failOnDataLoss="maybe"),
+            "'failOnDataLoss' must be 'true' or 'false'",
+        ),
+        (
+            dict(BS, subscribe="a", **{"kafka.enable.auto.commit": "true"}),
+            "'enable.auto.commit' is not supported",
+        ),
+        (
+            dict(BS, subscribe="a", startingOffsetsByTimestampStrategy="closest"),
+            "'startingOffsetsByTimestampStrategy' must be 'error' or 'latest'",
+        ),
+    ],
+)
 def test_bad_options_name_the_option(options, message):
     with pytest.raises(ValueError) as info:
         source_options(options, streaming=False)

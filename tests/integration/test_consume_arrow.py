@@ -1,0 +1,118 @@
+"""Consumer.consume_arrow(): the columnar consume path against the real broker."""
+
+import time
+
+import pytest
+
+import confluent_binding as kafka
+
+pa = pytest.importorskip("pyarrow")
+
+pytestmark = pytest.mark.integration
+
+BASE_TS = (int(time.time()) - 600) * 1000
+
+
+def _fill(kafka_cluster, topic, partitions, per_partition):
+    p = kafka.Producer(kafka_cluster.client_config(linger_ms=5))
+    for part in range(partitions):
+        for i in range(per_partition):
+            key = None if i % 5 == 0 else b"k%d" % i
+            value = None if i % 7 == 3 else b"v-%d-%d" % (part, i) * (i % 4)
+            headers = None if i % 3 else [("a", b"1"), ("b", None), ("", b"")]
+            p.produce(topic, value, key, partition=part, timestamp=BASE_TS + i, headers=headers)
+    assert p.flush(30) == 0
+
+
+def _consumer(kafka_cluster, **extra):
+    conf = {"group.id": "arrow", "enable.auto.commit": False, "enable.partition.eof": True}
+    conf.update(extra)
+    return kafka.Consumer(kafka_cluster.client_config(**conf))
+
+
+def test_batch_equals_what_consume_returns(kafka_cluster, make_topic):
+    topic = make_topic(2)
+    _fill(kafka_cluster, topic, 2, 300)
+    c = _consumer(kafka_cluster)
+    c.assign([kafka.TopicPartition(topic, p, 0) for p in range(2)])
+    ends = {(topic, 0): 300, (topic, 1): 300}
+    batches = []
+    deadline = time.monotonic() + 60
+    while sum(b.num_rows for b in batches) < 600 and time.monotonic() < deadline:
+        batches.append(c.consume_arrow(128, 1.0, end_offsets=ends, headers=True))
+    c.close()
+    table = pa.Table.from_batches(batches)
+    from confluent_binding._arrow import schema
+
+    assert table.schema == schema(True)
+    assert table.num_rows == 600
+    rows = sorted(table.to_pylist(), key=lambda r: (r["partition"], r["offset"]))
+    for r in rows:
+        part, i = r["partition"], r["offset"]
+        assert r["topic"] == topic
+        assert r["key"] == (None if i % 5 == 0 else b"k%d" % i)
+        assert r["value"] == (None if i % 7 == 3 else b"v-%d-%d" % (part, i) * (i % 4))
+        assert int(r["timestamp"].timestamp() * 1000) == BASE_TS + i
+        assert r["timestampType"] == 0
+        want = (
+            None
+            if i % 3
+            else [
+                {"key": "a", "value": b"1"},
+                {"key": "b", "value": None},
+                {"key": "", "value": b""},
+            ]
+        )
+        assert r["headers"] == want
+
+
+def test_range_bounded_read_stops_at_the_end_offset(kafka_cluster, make_topic):
+    topic = make_topic(1)
+    _fill(kafka_cluster, topic, 1, 100)
+    c = _consumer(kafka_cluster)
+    c.assign([kafka.TopicPartition(topic, 0, 10)])
+    got = []
+    started = time.monotonic()
+    while True:
+        b = c.consume_arrow(1000, 30, end_offsets={(topic, 0): 42})
+        got.extend(b.column("offset").to_pylist())
+        if got and got[-1] == 41:
+            break
+    # returns when the end is reached, not after the 30 s timeout
+    assert time.monotonic() - started < 20
+    assert got == list(range(10, 42))
+    # already at the end: an empty batch at once
+    assert c.consume_arrow(1000, 30, end_offsets={(topic, 0): 0}).num_rows == 0
+    c.close()
+
+
+def test_end_at_the_high_watermark_finishes_on_partition_eof(kafka_cluster, make_topic):
+    topic = make_topic(1)
+    _fill(kafka_cluster, topic, 1, 20)
+    c = _consumer(kafka_cluster)
+    c.assign([kafka.TopicPartition(topic, 0, 0)])
+    ends = {(topic, 0): 20}
+    total = 0
+    started = time.monotonic()
+    while total < 20:
+        total += c.consume_arrow(7, 30, end_offsets=ends).num_rows
+    assert total == 20 and time.monotonic() - started < 20
+    c.close()
+
+
+def test_errors_and_bad_arguments(kafka_cluster, make_topic):
+    topic = make_topic(1)
+    c = _consumer(kafka_cluster, **{"auto.offset.reset": "error"})
+    c.assign([kafka.TopicPartition(topic, 0, 1000)])  # past the end: offset out of range
+    with pytest.raises(kafka.KafkaException) as info:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            c.consume_arrow(10, 1.0)
+    assert info.value.args[0].code() == kafka.KafkaError._AUTO_OFFSET_RESET
+    with pytest.raises(ValueError):
+        c.consume_arrow(-1)
+    with pytest.raises(TypeError):
+        c.consume_arrow(10, 0, end_offsets={(1, 0): 5})
+    c.close()
+    with pytest.raises(RuntimeError):
+        c.consume_arrow(10, 0)
