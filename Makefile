@@ -10,7 +10,8 @@ PYTEST_ARGS ?=
 # The extension is built in place: run everything against this checkout.
 export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
-.PHONY: all demo test lint unit integration bench bench-quick wheel librdkafka system deps jars schema-registry clean
+PHONY_SPARK := demo-spark bench-spark bench-columnar
+.PHONY: $(PHONY_SPARK) all demo test lint unit integration bench bench-quick wheel librdkafka system deps jars schema-registry clean
 
 all: $(STAMP_EXT)
 
@@ -52,6 +53,11 @@ schema-registry: system deps
 demo: system $(STAMP_EXT) jars
 	$(PY) examples/quickstart.py
 
+# A Spark streaming pipeline (examples/spark_pipeline.py): a topic through a windowed
+# aggregation into another topic, with a checkpoint, against the local broker.
+demo-spark: system $(STAMP_EXT) jars
+	$(PY) examples/spark_pipeline.py
+
 # Lint (rules in pyproject.toml): ruff for the Python, cython-lint for the Cython sources.
 LINT_PY := confluent_binding tests examples setup.py bench pyspark_cbkafka.py
 LINT_CY := $(wildcard src/*.pyx src/includes/*.pxd) confluent_binding/_core.pxd
@@ -89,3 +95,11 @@ bench-quick: bench-setup
 .PHONY: bench-check
 bench-check: bench-setup
 	$(PY) bench/run.py --quick --check --clients confluent_binding,confluent_kafka,rdkafka_performance $(ARGS)
+
+# C3: Consumer.consume_arrow() beside consume(1000) and rdkafka_performance (bench/columnar.py).
+bench-columnar: bench-setup
+	$(PY) bench/columnar.py $(ARGS)
+
+# Spark: the cbkafka source vs Spark's built-in Kafka connector (bench/spark_kafka.py).
+bench-spark: bench-setup
+	$(PY) bench/spark_kafka.py $(ARGS)
