@@ -24,12 +24,15 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _local_broker import broker  # noqa: E402
+
 PERF_BIN = os.path.join(ROOT, "librdkafka-build", "prefix", "bin", "rdkafka_performance")
 RESULTS = os.path.join(ROOT, "bench", "results")
 SIZE = 100
@@ -131,47 +134,39 @@ def main() -> int:
         return 0
     if not os.path.exists(PERF_BIN):
         sys.exit("rdkafka_performance is missing: run 'make bench-setup' first")
-    cluster = None
-    bootstrap = args.bootstrap
-    if not bootstrap:
-        from confluent_binding.testing import KafkaCluster, ensure_kafka_jars
+    with broker(args.bootstrap, "bench-c3-") as (bootstrap, cluster):
+        return run(args, bootstrap, cluster)
 
-        cluster = KafkaCluster(workdir=tempfile.mkdtemp(prefix="bench-c3-"),
-                               libs_dir=ensure_kafka_jars())
-        cluster.start(timeout=120)
-        bootstrap = cluster.bootstrap_servers
-    try:
-        topic = "bench-c3-%s" % uuid.uuid4().hex[:8]
-        if cluster is not None:
-            cluster.create_topic(topic, partitions=1)
-        print("filling %s with %d x %d B ..." % (topic, args.count, SIZE), flush=True)
-        fill(bootstrap, topic, args.count)
-        kinds = ["C", "C2", "C3"]
-        runs = {k: [] for k in kinds}
-        warm = {}
-        for rnd in range(args.rounds + 1):
-            order = kinds[rnd % 3:] + kinds[:rnd % 3]
-            for k in order:
-                r = measure(k, bootstrap, topic, args.count)
-                if r["messages"] != args.count:
-                    raise RuntimeError("%s read %d of %d" % (k, r["messages"], args.count))
-                r["rate"] = r["messages"] / r["seconds"]
-                r["cpu_s_per_M"] = r["cpu_seconds"] / (r["messages"] / 1e6)
-                (runs[k].append(r) if rnd else warm.__setitem__(k, r))
-                print("round %d %-3s %10.0f msgs/s  %.2f CPU-s/M" % (
-                    rnd, k, r["rate"], r["cpu_s_per_M"]), flush=True)
-        table = summarize(runs, warm, args)
-        os.makedirs(RESULTS, exist_ok=True)
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        with open(os.path.join(RESULTS, "columnar-%s.json" % stamp), "w") as f:
-            json.dump({"count": args.count, "size": SIZE, "rounds": runs, "warmup": warm}, f,
-                      indent=1)
-        with open(os.path.join(RESULTS, "columnar-%s.md" % stamp), "w") as f:
-            f.write(table)
-        print(table)
-    finally:
-        if cluster is not None:
-            cluster.stop()
+
+def run(args, bootstrap, cluster) -> int:
+    topic = "bench-c3-%s" % uuid.uuid4().hex[:8]
+    if cluster is not None:
+        cluster.create_topic(topic, partitions=1)
+    print("filling %s with %d x %d B ..." % (topic, args.count, SIZE), flush=True)
+    fill(bootstrap, topic, args.count)
+    kinds = ["C", "C2", "C3"]
+    runs = {k: [] for k in kinds}
+    warm = {}
+    for rnd in range(args.rounds + 1):
+        order = kinds[rnd % 3:] + kinds[:rnd % 3]
+        for k in order:
+            r = measure(k, bootstrap, topic, args.count)
+            if r["messages"] != args.count:
+                raise RuntimeError("%s read %d of %d" % (k, r["messages"], args.count))
+            r["rate"] = r["messages"] / r["seconds"]
+            r["cpu_s_per_M"] = r["cpu_seconds"] / (r["messages"] / 1e6)
+            (runs[k].append(r) if rnd else warm.__setitem__(k, r))
+            print("round %d %-3s %10.0f msgs/s  %.2f CPU-s/M" % (
+                rnd, k, r["rate"], r["cpu_s_per_M"]), flush=True)
+    table = summarize(runs, warm, args)
+    os.makedirs(RESULTS, exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    with open(os.path.join(RESULTS, "columnar-%s.json" % stamp), "w") as f:
+        json.dump({"count": args.count, "size": SIZE, "rounds": runs, "warmup": warm}, f,
+                  indent=1)
+    with open(os.path.join(RESULTS, "columnar-%s.md" % stamp), "w") as f:
+        f.write(table)
+    print(table)
     return 0
 
 

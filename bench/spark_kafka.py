@@ -27,6 +27,10 @@ import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from _local_broker import broker  # noqa: E402
+
 PERF_BIN = os.path.join(ROOT, "librdkafka-build", "prefix", "bin", "rdkafka_performance")
 RESULTS = os.path.join(ROOT, "bench", "results")
 POM = os.path.join(ROOT, "bench", "spark", "pom.xml")
@@ -114,17 +118,13 @@ def main() -> int:
     import pyspark
 
     jars = connector_jars(pyspark.__version__)
-    cluster = None
-    bootstrap = args.bootstrap
-    if not bootstrap:
-        from confluent_binding.testing import KafkaCluster, ensure_kafka_jars
+    with broker(args.bootstrap, "bench-spark-") as (bootstrap, cluster):
+        return run(args, bootstrap, cluster, jars, pyspark.__version__)
 
-        cluster = KafkaCluster(workdir=tempfile.mkdtemp(prefix="bench-spark-"),
-                               libs_dir=ensure_kafka_jars())
-        cluster.start(timeout=120)
-        bootstrap = cluster.bootstrap_servers
+
+def run(args, bootstrap, cluster, jars, spark_version) -> int:
     out_dir = tempfile.mkdtemp(prefix="bench-spark-out-")
-    results = {"spark": pyspark.__version__, "jars": [os.path.basename(j) for j in jars],
+    results = {"spark": spark_version, "jars": [os.path.basename(j) for j in jars],
                "partitions": PARTITIONS, "size": SIZE, "cases": []}
     try:
         spark = session(jars)
@@ -160,8 +160,6 @@ def main() -> int:
         spark.stop()
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
-        if cluster is not None:
-            cluster.stop()
     table = summarize(results, args)
     os.makedirs(RESULTS, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())

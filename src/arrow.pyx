@@ -11,12 +11,10 @@ from libc.string cimport memcpy, strcmp, strlen
 from includes.rdkafka cimport (
     RD_KAFKA_RESP_ERR_NO_ERROR,
     RD_KAFKA_RESP_ERR__PARTITION_EOF,
-    cb_message_may_have_headers,
     rd_kafka_header_get_all,
     rd_kafka_headers_t,
     rd_kafka_message_destroy,
     rd_kafka_message_errstr,
-    rd_kafka_message_headers,
     rd_kafka_message_t,
     rd_kafka_message_timestamp,
     rd_kafka_timestamp_type_t,
@@ -149,13 +147,12 @@ cdef class _ArrowColumns:
         return 0
 
     cdef int _add_headers(self, const rd_kafka_message_t *rkm, Py_ssize_t row) except -1:
-        cdef rd_kafka_headers_t *hdrs
+        cdef rd_kafka_headers_t *hdrs = _headers_of(rkm)
         cdef size_t i = 0
         cdef const char *name
         cdef const void *val
         cdef size_t size
-        if (not cb_message_may_have_headers(rkm)
-                or rd_kafka_message_headers(rkm, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR):
+        if hdrs == NULL:
             self.h_valid.append_bit(row, False)
             self.h_nulls += 1
             self.h_off.append_i32(<int32_t>self.header_rows)

@@ -229,14 +229,22 @@ cdef class _TopicNames:
         return s
 
 
-cdef list _headers_from_c(const rd_kafka_message_t *rkm):
+cdef inline rd_kafka_headers_t *_headers_of(const rd_kafka_message_t *rkm) noexcept:
+    """The message's headers, or NULL when it has none."""
     cdef rd_kafka_headers_t *hdrs
+    if (not cb_message_may_have_headers(rkm)
+            or rd_kafka_message_headers(rkm, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR):
+        return NULL
+    return hdrs
+
+
+cdef list _headers_from_c(const rd_kafka_message_t *rkm):
+    cdef rd_kafka_headers_t *hdrs = _headers_of(rkm)
     cdef size_t i = 0
     cdef const char *name
     cdef const void *val
     cdef size_t size
-    if (not cb_message_may_have_headers(rkm)
-            or rd_kafka_message_headers(rkm, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR):
+    if hdrs == NULL:
         return None
     out = []
     while rd_kafka_header_get_all(hdrs, i, &name, &val, &size) == RD_KAFKA_RESP_ERR_NO_ERROR:
