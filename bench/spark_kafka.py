@@ -89,7 +89,7 @@ def session(jars: list):
     return s
 
 
-def query(spark, source: str, sink: str, bootstrap: str, topic: str, out_dir: str) -> float:
+def query(spark, source: str, sink: str, bootstrap: str, topic: str, out_dir: str) -> tuple:
     fmt = {"ours": "cbkafka", "builtin": "kafka"}[source]
     df = (spark.read.format(fmt).option("kafka.bootstrap.servers", bootstrap)
           .option("subscribe", topic).option("startingOffsets", "earliest")
