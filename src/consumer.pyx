@@ -188,6 +188,14 @@ cdef class Consumer(_Handle):
         self._assigned_by_callback = True
         _check_error(rd_kafka_incremental_unassign(self._rk, pl.ptr))
 
+    def _defer_assignment(self):
+        """Called by a rebalance callback that will (un)assign later (the asyncio consumer
+        awaits a coroutine callback first): no automatic (un)assign after it returns. True
+        when the group uses the cooperative protocol (incremental_(un)assign then)."""
+        self._ensure_open()
+        self._assigned_by_callback = True
+        return strcmp(rd_kafka_rebalance_protocol(self._rk), b"COOPERATIVE") == 0
+
     def assignment(self):
         self._ensure_open()
         cdef rd_kafka_topic_partition_list_t *c = NULL

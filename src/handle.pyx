@@ -42,6 +42,7 @@ from includes.rdkafka cimport (
     rd_kafka_oauthbearer_set_token_failure,
     rd_kafka_opaque,
     rd_kafka_queue_destroy,
+    rd_kafka_queue_io_event_enable,
     rd_kafka_resp_err_t,
     rd_kafka_sasl_set_credentials,
     rd_kafka_set_log_queue,
@@ -362,6 +363,17 @@ cdef class _Handle:
         finally:
             rd_kafka_mem_free(self._rk, cid)
 
+    def _io_event_enable(self, int fd):
+        """Make librdkafka write one byte to ``fd`` (a non-blocking pipe or eventfd) when the
+        queue that poll()/consume() serve gets something while nobody polls; -1 turns it off.
+        The asyncio clients watch ``fd`` with loop.add_reader and serve the queue without
+        blocking (poll(0)) on the loop thread."""
+        self._ensure_open()
+        if fd < 0:
+            rd_kafka_queue_io_event_enable(self._queue, -1, NULL, 0)
+        else:
+            rd_kafka_queue_io_event_enable(self._queue, fd, b"1", 1)
+
     def set_sasl_credentials(self, str username not None, str password not None):
         """Set SASL PLAIN/SCRAM credentials for the next authentication."""
         self._ensure_open(True)
@@ -382,6 +394,7 @@ cdef class _Handle:
         self._callbacks_off = True
         self._blocking.closed = True
         if self._queue != NULL:
+            rd_kafka_queue_io_event_enable(self._queue, -1, NULL, 0)
             rd_kafka_queue_destroy(self._queue)
             self._queue = NULL
         self._rk = NULL

@@ -238,6 +238,8 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     rd_kafka_queue_t *rd_kafka_queue_get_main(rd_kafka_t *rk)
     rd_kafka_queue_t *rd_kafka_queue_get_consumer(rd_kafka_t *rk)
     void rd_kafka_queue_destroy(rd_kafka_queue_t *rkqu)
+    void rd_kafka_queue_io_event_enable(rd_kafka_queue_t *rkqu, int fd, const void *payload,
+                                        size_t size)
     rd_kafka_resp_err_t rd_kafka_set_log_queue(rd_kafka_t *rk, rd_kafka_queue_t *rkqu)
 
     int64_t RD_KAFKA_OFFSET_BEGINNING

@@ -1,0 +1,12 @@
+"""asyncio clients without threads: confluent-kafka's ``confluent_kafka.aio`` API.
+
+librdkafka wakes the event loop itself (a pipe the loop watches); the loop thread serves the
+client's queue without blocking. See :mod:`confluent_binding.aiokafka` for aiokafka's API on the
+same engine.
+"""
+
+from ._consumer import AIOConsumer
+from ._producer import AIOProducer
+from ._serializing import AsyncDeserializingConsumer, AsyncSerializingProducer
+
+__all__ = ["AIOConsumer", "AIOProducer", "AsyncDeserializingConsumer", "AsyncSerializingProducer"]

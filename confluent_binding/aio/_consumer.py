@@ -1,0 +1,287 @@
+"""AIOConsumer: confluent-kafka's asyncio consumer API on the event-driven engine."""
+
+import asyncio
+import collections
+
+from .._core import Consumer, KafkaError
+from ..error import KafkaException
+from ._engine import Background, Deadline, Wakeup, warn_unclosed, wrap_callbacks
+
+__all__ = ["AIOConsumer"]
+
+_CLOSED = "Consumer closed"
+_ITER_BATCH = 500       # messages `async for` takes from librdkafka per serve
+
+
+class AIOConsumer:
+    """An asyncio consumer with confluent-kafka 2.16's ``confluent_kafka.aio.AIOConsumer`` API,
+    plus ``async for msg in consumer``.
+
+    Created inside a running loop. ``poll``/``consume`` serve librdkafka's queue without
+    blocking and, when it is empty, wait on the loop until librdkafka signals it (or the
+    timeout's loop timer fires). Rebalance callbacks (``on_assign``/``on_revoke``/``on_lost``
+    given to :meth:`subscribe`), ``on_commit``, ``error_cb``, ``stats_cb`` and ``throttle_cb``
+    may be plain functions or coroutine functions; they receive this AIOConsumer. The
+    partitions of a rebalance are (un)assigned after a coroutine callback has finished (unless
+    it did so itself), and no message is returned meanwhile.
+
+    ``max_workers`` and ``executor`` are accepted for compatibility and unused (no threads).
+    Calls that need one broker round trip and that librdkafka offers only as blocking calls
+    (synchronous ``commit``, ``committed``, ``offsets_for_times``, uncached
+    ``get_watermark_offsets``, ``list_topics``, ``close``) run on the loop thread with their
+    timeout.
+    """
+
+    _client_type = Consumer
+
+    def __init__(self, consumer_conf=None, max_workers=100, executor=None, **kwargs):
+        self._loop = asyncio.get_running_loop()
+        self._closed = True
+        self._closing = False
+        self._background = Background(self._loop)
+        self._rebalancing = []
+        self._user_assigned = False
+        self._buffered = collections.deque()
+        conf = wrap_callbacks(dict(consumer_conf or {}, **kwargs), self._background,
+                              ("error_cb", "stats_cb", "throttle_cb", "oauth_cb", "on_commit"))
+        self._consumer = self._client_type(conf)
+        try:
+            self._wakeup = Wakeup(self._loop, self._consumer, _nothing, _CLOSED)
+        except BaseException:
+            self._consumer.close()
+            raise
+        self._closed = False
+
+    def _check_open(self):
+        if self._closed or self._closing:
+            raise RuntimeError(_CLOSED)
+
+    # -- rebalances --
+
+    def _rebalance_cb(self, kind, cb):
+        if cb is None:
+            return None
+
+        def served(_consumer, partitions):
+            task = self._background.run(cb(self, partitions))
+            if task is not None and not self._closing:    # in close(): (un)assigned at once
+                cooperative = self._consumer._defer_assignment()
+                self._user_assigned = False
+                self._rebalancing.append((task, kind, partitions, cooperative))
+        return served
+
+    async def _settle_rebalance(self):
+        """Finish the rebalances whose coroutine callbacks are running: await each, then
+        (un)assign as the group protocol requires unless the callback did."""
+        while self._rebalancing:
+            task, kind, partitions, cooperative = self._rebalancing.pop(0)
+            await asyncio.gather(task, return_exceptions=True)
+            if self._user_assigned or self._closed:
+                continue
+            if kind == "assign":
+                if cooperative:
+                    self._consumer.incremental_assign(partitions)
+                else:
+                    self._consumer.assign(partitions)
+            elif cooperative:
+                self._consumer.incremental_unassign(partitions)
+            else:
+                self._consumer.unassign()
+
+    async def subscribe(self, topics, on_assign=None, on_revoke=None, on_lost=None):
+        self._check_open()
+        self._consumer.subscribe(topics, on_assign=self._rebalance_cb("assign", on_assign),
+                                 on_revoke=self._rebalance_cb("revoke", on_revoke),
+                                 on_lost=self._rebalance_cb("lost", on_lost))
+
+    async def unsubscribe(self):
+        self._check_open()
+        self._consumer.unsubscribe()
+
+    async def assign(self, partitions):
+        self._check_open()
+        self._user_assigned = True
+        self._consumer.assign(partitions)
+
+    async def unassign(self):
+        self._check_open()
+        self._user_assigned = True
+        self._consumer.unassign()
+
+    async def incremental_assign(self, partitions):
+        self._check_open()
+        self._user_assigned = True
+        self._consumer.incremental_assign(partitions)
+
+    async def incremental_unassign(self, partitions):
+        self._check_open()
+        self._user_assigned = True
+        self._consumer.incremental_unassign(partitions)
+
+    async def assignment(self):
+        self._check_open()
+        return self._consumer.assignment()
+
+    # -- consuming --
+
+    async def poll(self, timeout=-1):
+        """The next message or event (a Message with error() set), or None after ``timeout``
+        seconds (-1: no limit)."""
+        self._check_open()
+        if self._buffered:
+            return self._buffered.popleft()
+        deadline = Deadline(self._loop, timeout)
+        while True:
+            msg = self._consumer.poll(0)
+            if self._rebalancing:
+                await self._settle_rebalance()
+            if msg is not None:
+                return msg
+            if deadline.passed():
+                return None
+            await self._wakeup.wait(deadline.left())
+
+    async def consume(self, num_messages=1, timeout=-1):
+        """Up to ``num_messages`` messages: returns when that many arrived or ``timeout``
+        seconds passed (-1: no limit)."""
+        self._check_open()
+        if not isinstance(num_messages, int) or isinstance(num_messages, bool):
+            raise TypeError("num_messages must be an int")
+        out = []
+        while self._buffered and len(out) < num_messages:
+            out.append(self._buffered.popleft())
+        deadline = Deadline(self._loop, timeout)
+        while True:
+            if len(out) < num_messages:
+                out.extend(self._consumer.consume(num_messages - len(out), 0))
+            if self._rebalancing:
+                await self._settle_rebalance()
+            if len(out) >= num_messages or deadline.passed():
+                return out
+            try:
+                await self._wakeup.wait(deadline.left())
+            except BaseException:
+                self._buffered.extendleft(reversed(out))     # never lose what was taken
+                raise
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        """The next message, waiting as long as it takes; KafkaException for a consumer error
+        (partition-EOF events are skipped); the iteration ends when the consumer is closed."""
+        while True:
+            if self._closed or self._closing:
+                raise StopAsyncIteration
+            if not self._buffered:
+                try:
+                    batch = await self._next_batch()
+                    if not batch:
+                        await self._wakeup.wait()
+                        continue
+                except RuntimeError:
+                    if self._closed or self._closing:
+                        raise StopAsyncIteration from None
+                    raise
+                self._buffered.extend(batch)
+            msg = self._buffered.popleft()
+            err = msg.error()
+            if err is None:
+                return msg
+            if err.code() != KafkaError._PARTITION_EOF:
+                raise KafkaException(err)
+
+    async def _next_batch(self):
+        return await self.consume(_ITER_BATCH, 0)
+
+    # -- offsets --
+
+    async def commit(self, message=None, offsets=None, asynchronous=True):
+        self._check_open()
+        return self._consumer.commit(message=message, offsets=offsets, asynchronous=asynchronous)
+
+    async def store_offsets(self, message=None, offsets=None):
+        self._check_open()
+        self._consumer.store_offsets(message=message, offsets=offsets)
+
+    async def committed(self, partitions, timeout=-1):
+        self._check_open()
+        return self._consumer.committed(partitions, timeout)
+
+    async def position(self, partitions):
+        self._check_open()
+        return self._consumer.position(partitions)
+
+    async def seek(self, partition):
+        self._check_open()
+        self._consumer.seek(partition)
+
+    async def pause(self, partitions):
+        self._check_open()
+        self._consumer.pause(partitions)
+
+    async def resume(self, partitions):
+        self._check_open()
+        self._consumer.resume(partitions)
+
+    async def get_watermark_offsets(self, partition, timeout=None, cached=False):
+        self._check_open()
+        return self._consumer.get_watermark_offsets(partition, timeout, cached)
+
+    async def offsets_for_times(self, partitions, timeout=None):
+        self._check_open()
+        return self._consumer.offsets_for_times(partitions, timeout)
+
+    async def consumer_group_metadata(self):
+        self._check_open()
+        return self._consumer.consumer_group_metadata()
+
+    async def memberid(self):
+        self._check_open()
+        return self._consumer.memberid()
+
+    async def list_topics(self, topic=None, timeout=-1):
+        self._check_open()
+        return self._consumer.list_topics(topic, timeout)
+
+    async def cluster_id(self, timeout=-1):
+        self._check_open()
+        return self._consumer.cluster_id(timeout)
+
+    async def set_sasl_credentials(self, username, password):
+        self._check_open()
+        self._consumer.set_sasl_credentials(username, password)
+
+    # -- lifetime --
+
+    async def close(self):
+        """Leave the group (revoke callbacks run; coroutine ones as tasks awaited here) and free
+        the consumer. Tasks waiting in poll/consume get RuntimeError, `async for` ends."""
+        if self._closed or self._closing:
+            return
+        self._closing = True
+        self._wakeup.close()
+        try:
+            self._consumer.close()
+        finally:
+            self._closed = True
+            self._rebalancing.clear()
+            await self._background.drain()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info):
+        await self.close()
+
+    def __del__(self):
+        if getattr(self, "_closed", True) or self._closing:
+            return
+        warn_unclosed(self, self)
+        self._closed = True
+        self._wakeup.close()
+        self._consumer.close()
+
+
+def _nothing():
+    pass

@@ -1,0 +1,210 @@
+"""AIOProducer: confluent-kafka's asyncio producer API on the event-driven engine."""
+
+import asyncio
+import functools
+
+from .._core import KafkaError, Producer
+from ..error import KafkaException
+from ._engine import Background, Deadline, Wakeup, report_error, warn_unclosed, wrap_callbacks
+
+__all__ = ["AIOProducer"]
+
+_CLOSED = "Producer has been closed"
+
+
+def _settle(fut, on_delivery, err, msg):
+    """Delivery report of one message: resolve its future (unless its awaiting task gave up on
+    it: the report is still served, once) and call the caller's own callback."""
+    if not fut.done():
+        if err is None:
+            fut.set_result(msg)
+        else:
+            fut.set_exception(KafkaException(err))
+    if on_delivery is not None:
+        on_delivery(err, msg)
+
+
+class AIOProducer:
+    """An asyncio producer with confluent-kafka 2.16's ``confluent_kafka.aio.AIOProducer`` API.
+
+    Created inside a running loop. ``await produce(...)`` enqueues the message and returns an
+    ``asyncio.Future`` that resolves to the delivered :class:`Message` (or raises
+    :class:`KafkaException`); when librdkafka's queue is full it waits for room, served by the
+    loop, instead of raising BufferError. Delivery reports and every callback (``error_cb``,
+    ``stats_cb``, ``throttle_cb`` may be coroutine functions) are served on the loop thread
+    when librdkafka signals the loop; no thread is started.
+
+    ``max_workers``, ``executor``, ``batch_size`` and ``buffer_timeout`` are accepted for
+    compatibility and unused: there is no thread pool and no Python-side batching (librdkafka
+    batches, ``linger.ms`` applies).
+    """
+
+    _client_type = Producer
+
+    def __init__(self, producer_conf=None, max_workers=4, executor=None, batch_size=1000,
+                 buffer_timeout=1.0, **kwargs):
+        self._loop = asyncio.get_running_loop()
+        self._closed = True
+        self._background = Background(self._loop)
+        conf = dict(producer_conf or {}, **kwargs)
+        self._producer = self._client_type(wrap_callbacks(conf, self._background))
+        try:
+            self._wakeup = Wakeup(self._loop, self._producer, self._serve, _CLOSED)
+        except BaseException:
+            self._producer.close(0)
+            raise
+        self._closed = False
+
+    # -- the engine: serve what librdkafka signalled --
+
+    def _serve(self):
+        """Serve every ready delivery report and callback without blocking (loop thread)."""
+        if self._closed:
+            return 0
+        try:
+            return self._producer.poll(0)
+        except Exception as exc:     # a user callback raised; nobody awaits this serve
+            report_error(self._loop, exc, "a producer callback")
+            return 1
+
+    def _check_open(self):
+        if self._closed:
+            raise RuntimeError(_CLOSED)
+
+    # -- producing --
+
+    async def produce(self, topic, value=None, key=None, partition=-1, on_delivery=None,
+                      timestamp=0, headers=None, callback=None):
+        """Enqueue a message; returns a future resolved with the delivered Message (or a
+        KafkaException). Waits (on the loop) while librdkafka's queue is full."""
+        self._check_open()
+        fut = self._loop.create_future()
+        report = functools.partial(_settle, fut, on_delivery or callback)
+        while True:
+            try:
+                self._producer.produce(topic, value, key, partition=partition,
+                                       on_delivery=report, timestamp=timestamp, headers=headers)
+                return fut
+            except BufferError:
+                if not self._serve():           # nothing ready: wait for the next report
+                    await self._wakeup.wait()
+                self._check_open()
+
+    async def poll(self, timeout=0):
+        """Serve delivery reports and callbacks; wait up to ``timeout`` seconds (-1: forever)
+        for the first. Returns how many were served."""
+        self._check_open()
+        deadline = Deadline(self._loop, timeout)
+        while True:
+            served = self._producer.poll(0)
+            if served or timeout == 0 or deadline.passed():
+                return served
+            await self._wakeup.wait(deadline.left())
+            self._check_open()
+
+    async def flush(self, timeout=-1):
+        """Wait until every message is delivered and its report served, or ``timeout``
+        seconds passed; returns how many are still outstanding."""
+        self._check_open()
+        deadline = Deadline(self._loop, timeout)
+        self._serve()
+        while len(self._producer) and not deadline.passed():
+            await self._wakeup.wait(deadline.left())
+            self._check_open()
+            self._serve()
+        return len(self._producer)
+
+    async def purge(self, in_queue=True, in_flight=True, blocking=True):
+        self._check_open()
+        self._producer.purge(in_queue, in_flight, False)
+        self._serve()
+
+    def __len__(self):
+        return 0 if self._closed else len(self._producer)
+
+    async def list_topics(self, topic=None, timeout=-1):
+        self._check_open()
+        return self._producer.list_topics(topic, timeout)
+
+    async def cluster_id(self, timeout=-1):
+        self._check_open()
+        return self._producer.cluster_id(timeout)
+
+    async def set_sasl_credentials(self, username, password):
+        self._check_open()
+        self._producer.set_sasl_credentials(username, password)
+
+    # -- transactions: librdkafka's calls are resumable, so each is made with timeout 0 and
+    # made again (resumed) on a loop timer until it completes --
+
+    async def _resumed(self, call, timeout, *args):
+        deadline = Deadline(self._loop, timeout)
+        delay = 0.001
+        while True:
+            self._check_open()
+            try:
+                return call(*args, 0)
+            except KafkaException as exc:
+                err = exc.args[0]
+                if not (isinstance(err, KafkaError) and err.code() == KafkaError._TIMED_OUT
+                        and err.retriable()) or deadline.passed():
+                    raise
+            self._serve()
+            left = deadline.left()
+            await self._wakeup.wait(delay if left is None else min(delay, left))
+            delay = min(delay * 2, 0.02)
+
+    async def init_transactions(self, timeout=-1):
+        await self._resumed(self._producer.init_transactions, timeout)
+
+    async def begin_transaction(self):
+        self._check_open()
+        self._producer.begin_transaction()
+
+    async def send_offsets_to_transaction(self, positions, group_metadata, timeout=-1):
+        await self._resumed(self._producer.send_offsets_to_transaction, timeout, positions,
+                            group_metadata)
+
+    async def commit_transaction(self, timeout=-1):
+        """Deliver everything produced in the transaction (serving its reports), then
+        commit."""
+        deadline = Deadline(self._loop, timeout)
+        if await self.flush(-1 if deadline.left() is None else deadline.left()):
+            raise KafkaException(KafkaError(KafkaError._TIMED_OUT,
+                                            "Transactional messages not delivered in time",
+                                            retriable=True))
+        left = deadline.left()
+        await self._resumed(self._producer.commit_transaction, -1 if left is None else left)
+
+    async def abort_transaction(self, timeout=-1):
+        await self._resumed(self._producer.abort_transaction, timeout)
+
+    # -- lifetime --
+
+    async def close(self):
+        """Deliver what is outstanding, then free the producer. Tasks waiting for room get
+        RuntimeError; every message's future is resolved (delivered, or failed when purged)."""
+        if self._closed:
+            return
+        try:
+            await self.flush()
+        finally:
+            if not self._closed:
+                self._closed = True
+                self._wakeup.close()
+                self._producer.close(0)     # purges what is left, serving each report once
+                await self._background.drain()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info):
+        await self.close()
+
+    def __del__(self):
+        if getattr(self, "_closed", True):
+            return
+        warn_unclosed(self, self)
+        self._closed = True
+        self._wakeup.close()
+        self._producer.close(0)
