@@ -5,7 +5,7 @@ import collections
 
 from .._core import Consumer, KafkaError
 from ..error import KafkaException
-from ._engine import Background, Deadline, Wakeup, warn_unclosed, wrap_callbacks
+from ._engine import Background, Deadline, HandleCalls, Wakeup, warn_unclosed, wrap_callbacks
 
 __all__ = ["AIOConsumer"]
 
@@ -13,7 +13,7 @@ _CLOSED = "Consumer closed"
 _ITER_BATCH = 500       # messages `async for` takes from librdkafka per serve
 
 
-class AIOConsumer:
+class AIOConsumer(HandleCalls):
     """An asyncio consumer with confluent-kafka 2.16's ``confluent_kafka.aio.AIOConsumer`` API,
     plus ``async for msg in consumer``.
 
@@ -51,6 +51,9 @@ class AIOConsumer:
             self._consumer.close()
             raise
         self._closed = False
+
+    def _client(self):
+        return self._consumer
 
     def _check_open(self):
         if self._closed or self._closing:
@@ -240,18 +243,6 @@ class AIOConsumer:
         self._check_open()
         return self._consumer.memberid()
 
-    async def list_topics(self, topic=None, timeout=-1):
-        self._check_open()
-        return self._consumer.list_topics(topic, timeout)
-
-    async def cluster_id(self, timeout=-1):
-        self._check_open()
-        return self._consumer.cluster_id(timeout)
-
-    async def set_sasl_credentials(self, username, password):
-        self._check_open()
-        self._consumer.set_sasl_credentials(username, password)
-
     # -- lifetime --
 
     async def close(self):
@@ -267,12 +258,6 @@ class AIOConsumer:
             self._closed = True
             self._rebalancing.clear()
             await self._background.drain()
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc_info):
-        await self.close()
 
     def __del__(self):
         if getattr(self, "_closed", True) or self._closing:

@@ -122,6 +122,28 @@ class Deadline:
         return self._at is not None and self._loop.time() >= self._at
 
 
+class HandleCalls:
+    """What both asyncio clients offer over their client (``self._client()``)."""
+
+    async def list_topics(self, topic=None, timeout=-1):
+        self._check_open()
+        return self._client().list_topics(topic, timeout)
+
+    async def cluster_id(self, timeout=-1):
+        self._check_open()
+        return self._client().cluster_id(timeout)
+
+    async def set_sasl_credentials(self, username, password):
+        self._check_open()
+        self._client().set_sasl_credentials(username, password)
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc_info):
+        await self.close()
+
+
 class Background:
     """Tasks a client starts for coroutine callbacks; kept referenced until they finish."""
 

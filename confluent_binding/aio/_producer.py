@@ -5,7 +5,15 @@ import functools
 
 from .._core import KafkaError, Producer
 from ..error import KafkaException
-from ._engine import Background, Deadline, Wakeup, report_error, warn_unclosed, wrap_callbacks
+from ._engine import (
+    Background,
+    Deadline,
+    HandleCalls,
+    Wakeup,
+    report_error,
+    warn_unclosed,
+    wrap_callbacks,
+)
 
 __all__ = ["AIOProducer"]
 
@@ -24,7 +32,7 @@ def _settle(fut, on_delivery, err, msg):
         on_delivery(err, msg)
 
 
-class AIOProducer:
+class AIOProducer(HandleCalls):
     """An asyncio producer with confluent-kafka 2.16's ``confluent_kafka.aio.AIOProducer`` API.
 
     Created inside a running loop. ``await produce(...)`` enqueues the message and returns an
@@ -66,6 +74,9 @@ class AIOProducer:
         except Exception as exc:     # a user callback raised; nobody awaits this serve
             report_error(self._loop, exc, "a producer callback")
             return 1
+
+    def _client(self):
+        return self._producer
 
     def _check_open(self):
         if self._closed:
@@ -121,18 +132,6 @@ class AIOProducer:
 
     def __len__(self):
         return 0 if self._closed else len(self._producer)
-
-    async def list_topics(self, topic=None, timeout=-1):
-        self._check_open()
-        return self._producer.list_topics(topic, timeout)
-
-    async def cluster_id(self, timeout=-1):
-        self._check_open()
-        return self._producer.cluster_id(timeout)
-
-    async def set_sasl_credentials(self, username, password):
-        self._check_open()
-        self._producer.set_sasl_credentials(username, password)
 
     # -- transactions: librdkafka's calls are resumable, so each is made with timeout 0 and
     # made again (resumed) on a loop timer until it completes --
@@ -194,12 +193,6 @@ class AIOProducer:
                 self._wakeup.close()
                 self._producer.close(0)     # purges what is left, serving each report once
                 await self._background.drain()
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc_info):
-        await self.close()
 
     def __del__(self):
         if getattr(self, "_closed", True):
