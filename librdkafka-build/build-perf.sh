@@ -1,29 +1,18 @@
 #!/usr/bin/env bash
-# Build librdkafka's C benchmark tool into prefix/bin/rdkafka_performance (the C ceiling for our
-# benchmarks), statically linked against the pinned librdkafka that build.sh puts in prefix/.
+# Build librdkafka's C benchmark tool into static/bin/rdkafka_performance (the C ceiling for our
+# benchmarks), statically linked against the pinned librdkafka that build.sh puts in static/.
 #
 # examples/ is not in the pinned npm tarball, so rdkafka_performance.c comes from Debian sid's
 # librdkafka source package (whatever version sid has; it compiles against the pinned src/).
 # apt runs with a private, deb-src-only configuration under work/apt; the system's apt sources are
 # not changed. The mirror is the first .../debian URI of the system's apt sources, or DEBIAN_MIRROR.
 set -euo pipefail
-
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=SCRIPTDIR/VERSION
-source "$HERE/VERSION"
-PREFIX=$HERE/prefix
-WORK=$HERE/work
-TREE=$WORK/librdkafka
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 PERF=$WORK/perf
 BIN=$PREFIX/bin/rdkafka_performance
 WANT="librdkafka version $LIBRDKAFKA_VERSION ($LIBRDKAFKA_VERSION_INT)"
 
-die() { echo "build-perf.sh: ERROR: $*" >&2; exit 1; }
-T_PHASE=$EPOCHREALTIME
-phase_done() {
-    awk -v a="$T_PHASE" -v b="$EPOCHREALTIME" -v n="$1" 'BEGIN { printf "== %-10s %6.1f s\n", n, b - a }'
-    T_PHASE=$EPOCHREALTIME
-}
 perf_version() { "$1" -h 2>&1 | grep -o 'librdkafka version .*' || true; }
 
 "$HERE/build.sh"
@@ -31,7 +20,7 @@ perf_version() { "$1" -h 2>&1 | grep -o 'librdkafka version .*' || true; }
 [[ -f $TREE/config.h ]] || "$HERE/build.sh" --force
 
 if [[ -x $BIN && $(perf_version "$BIN") == "$WANT" ]]; then
-    echo "rdkafka_performance already built in prefix/bin ($WANT)"
+    echo "rdkafka_performance already built in static/bin ($WANT)"
     exit 0
 fi
 T_PHASE=$EPOCHREALTIME
@@ -53,9 +42,9 @@ if [[ ! -f $src ]]; then
     apt=(apt-get -o Dir::Etc::SourceList="$apt_dir/sid-src.list" -o Dir::Etc::SourceParts="$apt_dir/parts"
          -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" -o APT::Sandbox::User=root)
     { "${apt[@]}" update && (cd "$PERF/dl" && "${apt[@]}" source --download-only librdkafka); } >"$PERF/apt.log" 2>&1 ||
-        { tail -20 "$PERF/apt.log"; die "apt-get source librdkafka (sid) failed (work/perf/apt.log)"; }
+        { tail -20 "$PERF/apt.log"; die "apt-get source librdkafka (sid) failed (build/perf/apt.log)"; }
     orig=$(echo "$PERF"/dl/librdkafka_*.orig.tar.*)
-    [[ -f $orig ]] || die "no single librdkafka orig tarball in work/perf/dl"
+    [[ -f $orig ]] || die "no single librdkafka orig tarball in build/perf/dl"
     echo "source: ${orig##*/} (Debian sid)"
     tar -xf "$orig" -C "$PERF" --wildcards --strip-components=2 '*/examples/rdkafka_performance.c'
     [[ -f $src ]] || die "examples/rdkafka_performance.c not found in ${orig##*/}"
@@ -66,7 +55,7 @@ phase_done fetch
 # ---- compile against the pinned tree's src/ and the static librdkafka.a ------------------------
 # shellcheck disable=SC2046
 gcc -O2 -o "$PERF/rdkafka_performance" "$src" -I"$TREE/src" \
-    $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --libs rdkafka-static)
+    $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --libs --static rdkafka-static)
 phase_done compile
 
 # ---- verify: version, then a short produce run against a mock cluster --------------------------

@@ -1,37 +1,33 @@
 #!/usr/bin/env bash
-# Build the librdkafka pinned in VERSION into ./prefix (headers, librdkafka.so/.a, pkg-config files).
+# Build the librdkafka pinned in VERSION, statically, with the libraries it needs built from their
+# pinned sources too (zlib, zstd, OpenSSL, curl), into ./static: headers, librdkafka.a and one .a
+# per dependency, nothing dynamic beyond libc. The extension links these archives, so a wheel
+# needs nothing from the system it is installed on.
 #
-#   ./build.sh            build, or print one line and exit if prefix/ already holds the pinned build
+#   ./build.sh            build, or print one line and exit if static/ already holds this pin
 #   ./build.sh --force    rebuild from scratch
+#   ./build.sh --fetch    only download and verify the source tarballs into downloads/
 #
-# Source: the npm package NPM_PACKAGE (cached in work/, checked against NPM_TARBALL_SHA256 and
-# NPM_INTEGRITY), or an upstream librdkafka tarball given as RDKAFKA_SOURCE_TARBALL=<path>.
-# The configured source tree stays in work/librdkafka (build-perf.sh compiles against it).
+# Sources (all checked against VERSION): librdkafka from the npm package NPM_PACKAGE; the
+# dependencies are the upstream tarballs kept by Debian's archive, fetched with apt's downloader.
+# Without apt (other systems, build containers) place the tarballs in downloads/ first.
+# SASL: librdkafka's builtin PLAIN, SCRAM and OAUTHBEARER; no GSSAPI (Cyrus SASL and Kerberos load
+# plugins from the system at run time and cannot be bundled).
+# The configured librdkafka tree stays in build/librdkafka (setup.py and build-perf.sh use its
+# internal headers).
 set -euo pipefail
-
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=SCRIPTDIR/VERSION
-source "$HERE/VERSION"
-PREFIX=$HERE/prefix
-WORK=$HERE/work
-TREE=$WORK/librdkafka
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 STAMP=$PREFIX/.pinned-build
-REQUIRED_FEATURES=(gzip snappy ssl sasl_plain sasl_scram sasl_gssapi sasl_oauthbearer zstd lz4)
-BUILD_DEPS=(build-essential pkg-config python3 openssl libssl-dev libsasl2-dev libzstd-dev
-            liblz4-dev zlib1g-dev libcurl4-openssl-dev)
+REQUIRED_FEATURES=(gzip snappy ssl sasl_plain sasl_scram sasl_oauthbearer zstd lz4 http oidc)
+# Libraries the built librdkafka must not need at run time (all are linked in statically).
+BUNDLED_SONAMES='libssl|libcrypto|libcurl|libz\.|libzstd|liblz4|libsasl2'
 
-die() { echo "build.sh: ERROR: $*" >&2; exit 1; }
-T_START=$EPOCHREALTIME
-T_PHASE=$T_START
-phase_done() {  # print the time since the previous phase
-    awk -v a="$T_PHASE" -v b="$EPOCHREALTIME" -v n="$1" 'BEGIN { printf "== %-10s %6.1f s\n", n, b - a }'
-    T_PHASE=$EPOCHREALTIME
-}
-
-# Compile and run a probe against prefix/ (via pkg-config); prints "<version> <hex> <features>".
+# Compile and run a probe against static/ (via pkg-config); prints "<version> <hex> <features>".
+PROBE_DIR=$(mktemp -d)
+trap 'rm -rf "$PROBE_DIR"' EXIT
 probe() {
-    mkdir -p "$WORK"
-    cat >"$WORK/probe.c" <<'EOF'
+    cat >"$PROBE_DIR/probe.c" <<'EOF'
 #include <stdio.h>
 #include <librdkafka/rdkafka.h>
 int main(void) {
@@ -46,12 +42,13 @@ int main(void) {
 }
 EOF
     # shellcheck disable=SC2046
-    gcc -o "$WORK/probe" "$WORK/probe.c" \
-        $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags --libs rdkafka) \
-        -Wl,-rpath,"$PREFIX/lib" && "$WORK/probe"
+    ${CC:-cc} -o "$PROBE_DIR/probe" "$PROBE_DIR/probe.c" \
+        $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags --libs --static rdkafka-static) &&
+        "$PROBE_DIR/probe"
 }
 
-# Succeeds if the probe reports the pinned version and every required feature.
+# Succeeds if the probe reports the pinned version and every required feature, and (where ldd
+# exists) links none of the bundled libraries dynamically.
 check_features() {
     local out version hex features f missing=()
     out=$(probe) || return 1
@@ -62,79 +59,141 @@ check_features() {
     done
     echo "librdkafka $version ($hex) builtin.features: $features"
     [[ ${#missing[@]} -eq 0 ]] || { echo "MISSING builtin.features: ${missing[*]}" >&2; return 1; }
+    if command -v ldd >/dev/null && ldd "$PROBE_DIR/probe" | grep -E "$BUNDLED_SONAMES"; then
+        echo "the probe links the libraries above dynamically; they should be static" >&2
+        return 1
+    fi
 }
 
-# ---- fast path: already built --------------------------------------------------------------
-if [[ ${1:-} != --force && -f $STAMP ]] && cmp -s "$STAMP" "$HERE/VERSION" &&
-    grep -q "^#define RD_KAFKA_VERSION  *$LIBRDKAFKA_VERSION_INT\b" "$PREFIX/include/librdkafka/rdkafka.h" 2>/dev/null &&
-    out=$(check_features 2>/dev/null); then
-    echo "librdkafka $LIBRDKAFKA_VERSION already built in prefix/ (${out#*builtin.features: }); --force rebuilds"
+if [[ ${1:-} == --fetch ]]; then
+    fetch_all
+    echo "all source tarballs present and verified in downloads/"
     exit 0
 fi
 
-# ---- build dependencies ----------------------------------------------------------------------
+# One build at a time per checkout (parallel make targets, concurrent pip builds).
+mkdir -p "$WORK"
+if command -v flock >/dev/null; then
+    exec 9>"$WORK/.lock"
+    flock 9
+fi
+
+# ---- fast path: already built --------------------------------------------------------------
+if [[ ${1:-} != --force && -f $STAMP ]] && cmp -s "$STAMP" "$HERE/VERSION" &&
+    out=$(check_features 2>/dev/null); then
+    echo "librdkafka $LIBRDKAFKA_VERSION already built in static/ (${out#*builtin.features: }); --force rebuilds"
+    exit 0
+fi
+
+# ---- build tools (Debian; elsewhere the caller installs a C toolchain, make, perl, pkg-config) --
+BUILD_DEPS=(build-essential pkg-config perl python3 xz-utils)
+if [[ ! -f $DOWNLOADS/$NPM_TARBALL ]] && ! command -v npm >/dev/null; then BUILD_DEPS+=(npm); fi
 missing=()
-command -v dpkg-query >/dev/null || BUILD_DEPS=()   # not Debian: the caller installed the deps
+command -v dpkg-query >/dev/null || BUILD_DEPS=()
 for p in "${BUILD_DEPS[@]}"; do
     [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] || missing+=("$p")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
     echo "installing: ${missing[*]}"
-    SUDO=()
-    if [[ $(id -u) -ne 0 ]]; then
-        command -v sudo >/dev/null || die "not root and no sudo; install these packages first: ${missing[*]}"
-        SUDO=(sudo)
-    fi
-    mkdir -p "$WORK"
-    { "${SUDO[@]}" apt-get update &&
-      "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-    } >"$WORK/apt.log" 2>&1 || { tail -20 "$WORK/apt.log"; die "apt-get failed (work/apt.log)"; }
+    { as_root apt-get update &&
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+    } >"$WORK/apt.log" 2>&1 || { tail -20 "$WORK/apt.log"; die "apt-get failed (build/apt.log)"; }
 fi
-phase_done deps
+phase_done tools
 
-# ---- source ---------------------------------------------------------------------------------
-mkdir -p "$WORK"
-rm -rf "$TREE" && mkdir -p "$TREE"
-if [[ -n ${RDKAFKA_SOURCE_TARBALL:-} ]]; then
-    [[ -f $RDKAFKA_SOURCE_TARBALL ]] || die "RDKAFKA_SOURCE_TARBALL=$RDKAFKA_SOURCE_TARBALL: no such file"
-    echo "source: $RDKAFKA_SOURCE_TARBALL"
-    tar -xf "$RDKAFKA_SOURCE_TARBALL" -C "$TREE" --strip-components=1
-else
-    tgz=$WORK/$NPM_TARBALL
-    if [[ ! -f $tgz ]]; then
-        command -v npm >/dev/null || die "npm not found (or set RDKAFKA_SOURCE_TARBALL=<librdkafka tarball>)"
-        (cd "$WORK" && npm pack --silent "$NPM_PACKAGE" >/dev/null)
-        [[ -f $tgz ]] || die "npm pack $NPM_PACKAGE did not produce $NPM_TARBALL"
-    fi
-    sha256=$(sha256sum "$tgz" | cut -d' ' -f1)
-    integrity=sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)
-    [[ $sha256 == "$NPM_TARBALL_SHA256" ]] ||
-        die "sha256 of work/$NPM_TARBALL is $sha256, expected $NPM_TARBALL_SHA256 (delete it to refetch)"
-    [[ $integrity == "$NPM_INTEGRITY" ]] ||
-        die "integrity of work/$NPM_TARBALL is $integrity, expected $NPM_INTEGRITY (delete it to refetch)"
-    echo "source: $NPM_PACKAGE ($NPM_TARBALL, sha256 and sha512 integrity OK)"
-    strip=$(($(tr -cd / <<<"$SOURCE_SUBDIR" | wc -c) + 1))
-    tar -xzf "$tgz" -C "$TREE" --strip-components="$strip" "$SOURCE_SUBDIR"
-fi
-grep -q "^#define RD_KAFKA_VERSION  *$LIBRDKAFKA_VERSION_INT\b" "$TREE/src/rdkafka.h" ||
-    die "src/rdkafka.h: $(grep '^#define RD_KAFKA_VERSION ' "$TREE/src/rdkafka.h" || echo 'no RD_KAFKA_VERSION'), expected $LIBRDKAFKA_VERSION_INT"
+# ---- sources --------------------------------------------------------------------------------
+fetch_all
+echo "sources: $NPM_PACKAGE, zlib $ZLIB_VERSION, zstd $ZSTD_VERSION, OpenSSL $OPENSSL_VERSION, curl $CURL_VERSION (checksums OK)"
+unpack() {  # unpack NAME DIR: the tarball of dependency NAME into build/DIR
+    local tarball=${1}_TARBALL
+    rm -rf "${WORK:?}/$2" && mkdir -p "$WORK/$2"
+    tar -xf "$DOWNLOADS/${!tarball}" -C "$WORK/$2" --strip-components=1
+}
+# The bundled libraries' licences ship with the package (licenses/); they must be this pin's.
+check_license() {  # check_license NAME DIR DEST
+    local lic=${1}_LICENSE
+    cmp -s "$WORK/$2/${!lic}" "$HERE/../licenses/$3" ||
+        die "licenses/$3 differs from $2's ${!lic}: copy the pinned version's file there"
+}
 phase_done fetch
 
-# ---- configure, build, install (the C library only; src-cpp is not needed) ---------------------
-cd "$TREE"
-./configure --prefix="$PREFIX" >"$WORK/configure.log" 2>&1 || { tail -40 "$WORK/configure.log"; die "configure failed (work/configure.log)"; }
-grep -E '^ *BUILT_WITH' "$WORK/configure.log" || true
-phase_done configure
-
-make -C src -j"$(nproc)" >"$WORK/make.log" 2>&1 || { tail -40 "$WORK/make.log"; die "make failed (work/make.log)"; }
-phase_done make
-
 rm -rf "$PREFIX"
-make -C src install >"$WORK/install.log" 2>&1 || { tail -20 "$WORK/install.log"; die "make install failed (work/install.log)"; }
-phase_done install
+mkdir -p "$PREFIX/lib/pkgconfig" "$PREFIX/include"
+export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
+export CFLAGS="${CFLAGS:-} -O2 -fPIC"
+export CPPFLAGS="-I$PREFIX/include"
+export LDFLAGS="-L$PREFIX/lib"
+LIBS_SYS=""
+[[ $OS == Linux ]] && LIBS_SYS="-ldl -lpthread"
+log() { echo "$WORK/$1.log"; }
+run_logged() {  # run_logged NAME cmd...: output to build/NAME.log, its tail on failure
+    "${@:2}" >>"$(log "$1")" 2>&1 || { tail -40 "$(log "$1")"; die "$1 failed: ${*:2} (build/$1.log)"; }
+}
+
+# ---- zlib ---------------------------------------------------------------------------------
+unpack ZLIB zlib
+check_license ZLIB zlib zlib-LICENSE
+(cd "$WORK/zlib" && : >"$(log zlib)" &&
+ run_logged zlib ./configure --static --prefix="$PREFIX" &&
+ run_logged zlib make -j"$JOBS" libz.a && run_logged zlib make install)
+phase_done zlib
+
+# ---- zstd ---------------------------------------------------------------------------------
+unpack ZSTD zstd
+check_license ZSTD zstd zstd-LICENSE
+(cd "$WORK/zstd/lib" && : >"$(log zstd)" &&
+ run_logged zstd make -j"$JOBS" libzstd.a &&
+ run_logged zstd make install-static install-includes install-pc PREFIX="$PREFIX" LIBDIR="$PREFIX/lib")
+phase_done zstd
+
+# ---- OpenSSL (libraries only; the system's CA locations, which librdkafka probes) ------------
+unpack OPENSSL openssl
+check_license OPENSSL openssl openssl-LICENSE.txt
+(cd "$WORK/openssl" && : >"$(log openssl)" &&
+ run_logged openssl ./config --prefix="$PREFIX" --libdir=lib --openssldir=/usr/lib/ssl \
+     no-shared no-module no-tests no-docs no-apps no-zlib &&
+ run_logged openssl make -j"$JOBS" build_libs && run_logged openssl make install_dev)
+phase_done openssl
+
+# ---- curl (HTTPS for OAUTHBEARER OIDC; everything else off) ---------------------------------
+unpack CURL curl
+check_license CURL curl curl-COPYING
+(cd "$WORK/curl" && : >"$(log curl)" &&
+ run_logged curl env LIBS="$LIBS_SYS" ./configure --prefix="$PREFIX" --enable-static --disable-shared \
+     --with-openssl="$PREFIX" --with-zlib="$PREFIX" --disable-ntlm --disable-dict --disable-ftp \
+     --disable-file --disable-gopher --disable-imap --disable-mqtt --disable-pop3 --disable-rtsp \
+     --disable-smb --disable-smtp --disable-telnet --disable-tftp --disable-ldap --disable-ldaps \
+     --disable-manual --disable-docs --disable-libcurl-option --without-librtmp --without-libidn2 \
+     --without-nghttp2 --without-nghttp3 --without-ngtcp2 --without-brotli --without-zstd \
+     --without-libpsl --without-libssh2 --without-libgsasl &&
+ run_logged curl make -j"$JOBS" -C lib && run_logged curl make -C lib install &&
+ run_logged curl make -C include install && run_logged curl make install-pkgconfigDATA)
+phase_done curl
+
+# ---- librdkafka (the C library only; src-cpp is not needed) ----------------------------------
+rm -rf "$TREE" && mkdir -p "$TREE"
+strip=$(($(tr -cd / <<<"$SOURCE_SUBDIR" | wc -c) + 1))
+tar -xzf "$DOWNLOADS/$NPM_TARBALL" -C "$TREE" --strip-components="$strip" "$SOURCE_SUBDIR"
+grep -q "^#define RD_KAFKA_VERSION  *$LIBRDKAFKA_VERSION_INT\b" "$TREE/src/rdkafka.h" ||
+    die "src/rdkafka.h: $(grep '^#define RD_KAFKA_VERSION ' "$TREE/src/rdkafka.h" || echo 'no RD_KAFKA_VERSION'), expected $LIBRDKAFKA_VERSION_INT"
+cmp -s "$TREE/LICENSES.txt" "$HERE/../licenses/librdkafka-LICENSES.txt" ||
+    die "licenses/librdkafka-LICENSES.txt differs from the pinned librdkafka's LICENSES.txt"
+cd "$TREE"
+: >"$(log librdkafka)"
+# mklove links a dependency statically when STATIC_LIB_<name> names its archive.
+run_logged librdkafka env LIBS="$LIBS_SYS" \
+    STATIC_LIB_zlib="$PREFIX/lib/libz.a" STATIC_LIB_libzstd="$PREFIX/lib/libzstd.a" \
+    STATIC_LIB_libcrypto="$PREFIX/lib/libcrypto.a" STATIC_LIB_libssl="$PREFIX/lib/libssl.a" \
+    STATIC_LIB_libcurl="$PREFIX/lib/libcurl.a" \
+    ./configure --prefix="$PREFIX" --enable-static --disable-gssapi --disable-lz4-ext \
+    --enable-ssl --enable-zstd --enable-zlib --enable-curl --pkg-config-path="$PREFIX/lib/pkgconfig"
+grep -E '^ *BUILT_WITH' "$(log librdkafka)" || true
+run_logged librdkafka make -C src -j"$JOBS"
+run_logged librdkafka make -C src install
+phase_done librdkafka
 
 # ---- verify -------------------------------------------------------------------------------
-check_features || die "the built librdkafka in prefix/ lacks required features (see above); not marking it as built"
+check_features || die "the built librdkafka in static/ is not the pinned, self-contained one (see above); not marking it as built"
 cp "$HERE/VERSION" "$STAMP"
 phase_done check
 awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "== total      %6.1f s\n", b - a }'

@@ -12,7 +12,7 @@ BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 # the orchestrator passes the tool's path on to runners that run from a frozen copy of bench/
 PERF_BIN = os.environ.get("BENCH_PERF_BIN") or os.path.join(
-    ROOT, "librdkafka-build", "prefix", "bin", "rdkafka_performance"
+    ROOT, "librdkafka-build", "static", "bin", "rdkafka_performance"
 )
 
 
