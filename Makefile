@@ -6,12 +6,12 @@ PY := $(VENV)/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 EXT_SOURCES := $(wildcard src/*.pyx src/includes/*.pxd src/includes/*.h) confluent_binding/_core.pxd setup.py
 STAMP_EXT := build/.ext-stamp
+# librdkafka and its dependencies, static, from the pins in librdkafka-build/VERSION.
+RDKAFKA_STAMP := librdkafka-build/static/.pinned-build
 PYTEST_ARGS ?=
-# The extension is built in place: run everything against this checkout.
-export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 PHONY_SPARK := demo-spark bench-spark bench-columnar
-.PHONY: $(PHONY_SPARK) all demo test lint unit integration bench bench-quick wheel librdkafka system deps jars schema-registry clean
+.PHONY: $(PHONY_SPARK) all demo test lint unit integration bench bench-quick wheel librdkafka system deps jars schema-registry clean install
 
 all: $(STAMP_EXT)
 
@@ -27,7 +27,10 @@ system:
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-librdkafka:
+librdkafka: $(RDKAFKA_STAMP)
+
+# build.sh rewrites the stamp only when it really builds, so the extension is rebuilt only then.
+$(RDKAFKA_STAMP): librdkafka-build/VERSION librdkafka-build/build.sh librdkafka-build/lib.sh
 	bash librdkafka-build/build.sh
 
 $(VENV)/.deps-stamp: requirements-dev.txt
@@ -37,9 +40,31 @@ $(VENV)/.deps-stamp: requirements-dev.txt
 
 deps: $(VENV)/.deps-stamp
 
-$(STAMP_EXT): $(EXT_SOURCES) $(VENV)/.deps-stamp | librdkafka
-	$(PY) setup.py -q build_ext --inplace
-	@mkdir -p build && touch $@
+# The package is installed editable into the venv, so .venv/bin/python imports it from any
+# directory; the compiled extension lands next to the Python sources. Build output:
+# build/ext-build.log (its first line: where librdkafka came from).
+$(STAMP_EXT): $(EXT_SOURCES) pyproject.toml $(VENV)/.deps-stamp $(RDKAFKA_STAMP)
+	@mkdir -p build
+	$(PY) -m pip install -v --disable-pip-version-check --no-deps --no-build-isolation -e . \
+	  >build/ext-build.log 2>&1 || { tail -40 build/ext-build.log; exit 1; }
+	@grep -o 'confluent_binding: librdkafka from.*' build/ext-build.log
+	touch $@
+
+install: $(STAMP_EXT)
+
+# The release artifacts for this machine: dist/*.whl (repaired by auditwheel: a manylinux tag, no
+# library from outside the wheel beyond the policy's) and dist/*.tar.gz (the sdist).
+WHEEL_STAMP := dist/.stamp
+$(WHEEL_STAMP): $(EXT_SOURCES) pyproject.toml MANIFEST.in $(wildcard confluent_binding/*.py confluent_binding/*/*.py) $(VENV)/.deps-stamp $(RDKAFKA_STAMP)
+	rm -rf dist build/wheel
+	$(PY) -m pip wheel -q --disable-pip-version-check --no-deps --no-build-isolation -w build/wheel .
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m auditwheel repair --strip -w dist build/wheel/*.whl
+	$(PY) -m auditwheel show dist/*.whl
+	$(PY) -m build --sdist --no-isolation --outdir dist . >/dev/null
+	ls -l dist
+	touch $@
+
+wheel: $(WHEEL_STAMP)
 
 # Maven jars of the Apache Kafka broker the tests and the demo start.
 jars: system deps
@@ -65,7 +90,7 @@ lint: $(VENV)/.deps-stamp
 	$(VENV)/bin/ruff check --no-cache $(LINT_PY)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/cython-lint $(LINT_CY)
 
-test: lint system $(STAMP_EXT) jars schema-registry
+test: lint system $(STAMP_EXT) jars schema-registry $(WHEEL_STAMP)
 	$(PY) -m pytest tests $(PYTEST_ARGS)
 
 unit: $(STAMP_EXT)
@@ -75,7 +100,7 @@ integration: system $(STAMP_EXT) jars schema-registry
 	$(PY) -m pytest tests/integration $(PYTEST_ARGS)
 
 clean:
-	rm -rf build dist *.egg-info confluent_binding/*.so src/_core.c src/*.html .pytest_cache
+	rm -rf build dist *.egg-info confluent_binding/*.so src/*.c src/*.html .pytest_cache
 
 # Side-by-side benchmarks (bench/README.md). Set-up: the C ceiling (rdkafka_performance, built
 # from the pinned librdkafka), the extension, the broker jars. Options: make bench ARGS="--rounds 7".
@@ -103,3 +128,15 @@ bench-columnar: bench-setup
 # Spark: the cbkafka source vs Spark's built-in Kafka connector (bench/spark_kafka.py).
 bench-spark: bench-setup
 	$(PY) bench/spark_kafka.py $(ARGS)
+
+# Checks of the release workflows that can run here: actionlint (built from the Go module proxy;
+# needs Go >= 1.24 on PATH) with shellcheck, and the wheel identifiers cibuildwheel would build.
+ACTIONLINT_VERSION := v1.7.12
+.PHONY: check-workflows
+check-workflows: deps
+	command -v shellcheck >/dev/null || { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null; }
+	GOBIN=$(CURDIR)/build/tools go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+	build/tools/actionlint .github/workflows/*.yml
+	shellcheck -x librdkafka-build/*.sh .ci/run
+	for p in "linux x86_64,aarch64" "macos arm64,x86_64" "windows AMD64"; do set -- $$p; \
+	  $(PY) -m cibuildwheel --print-build-identifiers --platform $$1 --archs $$2 | tr '\n' ' '; echo; done

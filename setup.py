@@ -1,66 +1,184 @@
 """Builds the one compiled module, confluent_binding._core, against librdkafka.
 
-librdkafka is looked up in $RDKAFKA_PREFIX, else librdkafka-build/prefix (made by
-librdkafka-build/build.sh), else pkg-config. A static librdkafka.a is linked in when the prefix
-has one, so the module needs no LD_LIBRARY_PATH; otherwise the shared library is linked with an
-rpath to its directory.
+Metadata (sdist, egg_info, wheel names) never needs librdkafka: it is looked up only when the
+extension is compiled, in this order:
+
+1. ``RDKAFKA_PREFIX``: a prefix with ``include/librdkafka/rdkafka.h``. If it has
+   ``lib/librdkafka.a`` that archive is linked in, with whichever dependency archives sit next to
+   it (``libcurl.a``, ``libssl.a``, ``libcrypto.a``, ``libzstd.a``, ``libz.a``); dependencies
+   without an archive are linked dynamically. Otherwise the shared library is linked with an rpath.
+2. ``librdkafka-build/static``, the pinned self-contained build of ``librdkafka-build/build.sh``,
+   when it is complete (its stamp matches ``librdkafka-build/VERSION``).
+3. pkg-config's ``rdkafka`` if it is at least the pinned version (skipped with
+   ``CB_BUNDLED_LIBRDKAFKA=1``).
+4. Otherwise ``librdkafka-build/build.sh`` runs (a few minutes: it builds librdkafka and its
+   dependencies from pinned, checksum-verified sources) and step 2 applies.
+
+With the pinned build, librdkafka's internal headers from the very tree the archive was built
+from let ``src/includes/rdkafka_fast.h`` skip slow public calls on hot paths
+(``CB_RDKAFKA_INTERNALS``); ``CB_PUBLIC_API_ONLY=1`` turns that off.
 """
 import os
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
-from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
-# Libraries librdkafka itself links (the Debian -dev packages build.sh installs).
-RDKAFKA_DEPS = ["ssl", "crypto", "sasl2", "zstd", "lz4", "curl", "z", "m", "dl", "pthread", "rt"]
+BUILD_DIR = HERE / "librdkafka-build"
+# Dependency archives of a static prefix, in link order; the dynamic fallback for each.
+STATIC_DEPS = [("libcurl.a", ["curl"]), ("libssl.a", ["ssl"]), ("libcrypto.a", ["crypto"]),
+               ("libzstd.a", ["zstd"]), ("libz.a", ["z"])]
+# Linked dynamically by a librdkafka built against system packages (Cyrus SASL, external lz4).
+SYSTEM_ONLY_DEPS = ["sasl2", "lz4"]
 
 
-def librdkafka_flags():
-    prefix = os.environ.get("RDKAFKA_PREFIX") or str(HERE / "librdkafka-build" / "prefix")
-    include, lib = Path(prefix, "include"), Path(prefix, "lib")
-    if (include / "librdkafka" / "rdkafka.h").exists():
-        static = lib / "librdkafka.a"
-        if static.exists() and os.environ.get("RDKAFKA_DYNAMIC") != "1":
-            flags = dict(include_dirs=[str(include), "src/includes"], extra_objects=[str(static)],
-                         libraries=RDKAFKA_DEPS, extra_link_args=["-Wl,--exclude-libs,ALL"])
-            # The source tree build.sh configured and built this very archive from: its
-            # internal headers let src/includes/rdkafka_fast.h skip slow public calls on hot paths.
-            tree = HERE / "librdkafka-build" / "work" / "librdkafka" / "src"
-            own = Path(prefix).resolve() == (HERE / "librdkafka-build" / "prefix").resolve()
-            if own and (tree / "rdkafka_msg.h").exists():
-                flags["include_dirs"].append(str(tree))
-                flags["define_macros"] = [("CB_RDKAFKA_INTERNALS", "1")]
-            return flags
-        return dict(include_dirs=[str(include), "src/includes"], library_dirs=[str(lib)],
-                    libraries=["rdkafka"], runtime_library_dirs=[str(lib)])
+def pin():
+    """librdkafka-build/VERSION as a dict."""
+    values = {}
+    for line in (BUILD_DIR / "VERSION").read_text().splitlines():
+        if "=" in line and not line.lstrip().startswith("#"):
+            key, _, value = line.partition("=")
+            values[key.strip()] = value.strip()
+    return values
+
+
+def system_libraries():
+    if sys.platform.startswith("linux"):
+        return ["m", "dl", "pthread", "rt"]
+    return ["m"] if os.name != "nt" else []
+
+
+def static_prefix_flags(prefix, internals_tree=None):
+    """Link flags for a prefix holding librdkafka.a (and maybe its dependencies' archives)."""
+    include, lib = prefix / "include", prefix / "lib"
+    objects, libraries = [str(lib / "librdkafka.a")], []
+    bundled = (lib / "libcrypto.a").exists()
+    for archive, dynamic in STATIC_DEPS:
+        if (lib / archive).exists():
+            objects.append(str(lib / archive))
+        else:
+            libraries += dynamic
+    if not bundled:
+        libraries += SYSTEM_ONLY_DEPS
+    flags = dict(include_dirs=[str(include)], extra_objects=objects,
+                 libraries=libraries + system_libraries(), extra_link_args=[], define_macros=[])
+    if sys.platform.startswith("linux"):
+        # Keep the archives' symbols (OpenSSL's above all) private to the extension.
+        flags["extra_link_args"].append("-Wl,--exclude-libs,ALL")
+    elif sys.platform == "darwin":
+        flags["extra_link_args"] += ["-framework", "CoreFoundation", "-framework",
+                                     "SystemConfiguration", "-framework", "Security"]
+    if internals_tree is not None and os.environ.get("CB_PUBLIC_API_ONLY") != "1":
+        flags["include_dirs"].append(str(internals_tree))
+        flags["define_macros"].append(("CB_RDKAFKA_INTERNALS", "1"))
+    return flags
+
+
+def dynamic_prefix_flags(prefix):
+    include, lib = prefix / "include", prefix / "lib"
+    flags = dict(include_dirs=[str(include)], library_dirs=[str(lib)], libraries=["rdkafka"])
+    if os.name != "nt":
+        flags["runtime_library_dirs"] = [str(lib)]
+    return flags
+
+
+def pinned_build_complete():
+    stamp = BUILD_DIR / "static" / ".pinned-build"
+    return stamp.exists() and stamp.read_bytes() == (BUILD_DIR / "VERSION").read_bytes()
+
+
+def pinned_build_flags():
+    tree = BUILD_DIR / "build" / "librdkafka" / "src"
+    return static_prefix_flags(BUILD_DIR / "static",
+                               tree if (tree / "rdkafka_msg.h").exists() else None)
+
+
+def pkg_config_flags(version):
     try:
+        subprocess.check_call(["pkg-config", "--atleast-version", version, "rdkafka"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cflags = subprocess.check_output(["pkg-config", "--cflags", "rdkafka"], text=True)
         libs = subprocess.check_output(["pkg-config", "--libs", "rdkafka"], text=True)
     except (OSError, subprocess.CalledProcessError):
-        raise SystemExit(
-            "librdkafka not found: run librdkafka-build/build.sh or set RDKAFKA_PREFIX")
-    return dict(include_dirs=["src/includes"], extra_compile_args=shlex.split(cflags),
-                extra_link_args=shlex.split(libs))
+        return None
+    return dict(extra_compile_args=shlex.split(cflags), extra_link_args=shlex.split(libs))
 
 
-directives = {}
-if os.environ.get("CB_LINETRACE") == "1":
-    directives["linetrace"] = True
+def librdkafka_flags():
+    """Where librdkafka comes from (see the module docstring) and how to link it."""
+    given = os.environ.get("RDKAFKA_PREFIX")
+    if given:
+        prefix = Path(given).resolve()
+        if not (prefix / "include" / "librdkafka" / "rdkafka.h").exists():
+            raise SystemExit(f"RDKAFKA_PREFIX={given}: no include/librdkafka/rdkafka.h there")
+        if (prefix / "lib" / "librdkafka.a").exists() and os.environ.get("RDKAFKA_DYNAMIC") != "1":
+            internals = None
+            if prefix == (BUILD_DIR / "static").resolve() and pinned_build_complete():
+                internals = BUILD_DIR / "build" / "librdkafka" / "src"
+            return "RDKAFKA_PREFIX (static)", static_prefix_flags(prefix, internals)
+        return "RDKAFKA_PREFIX (shared)", dynamic_prefix_flags(prefix)
+    if pinned_build_complete():
+        return "the pinned build in librdkafka-build/static", pinned_build_flags()
+    version = pin()["LIBRDKAFKA_VERSION"]
+    if os.environ.get("CB_BUNDLED_LIBRDKAFKA") != "1":
+        flags = pkg_config_flags(version)
+        if flags is not None:
+            return f"pkg-config rdkafka >= {version}", flags
+    if not (BUILD_DIR / "build.sh").exists():
+        raise SystemExit("librdkafka not found: set RDKAFKA_PREFIX or install librdkafka "
+                         f">= {version} with pkg-config")
+    print(f"librdkafka >= {version} not found: building the pinned one (librdkafka-build/build.sh)",
+          flush=True)
+    subprocess.check_call(["bash", str(BUILD_DIR / "build.sh")])
+    if not pinned_build_complete():
+        raise SystemExit("librdkafka-build/build.sh finished without a complete build")
+    return "the pinned build in librdkafka-build/static", pinned_build_flags()
 
-flags = librdkafka_flags()
-flags.setdefault("define_macros", []).extend([("CYTHON_TRACE_NOGIL", "1")] if directives else [])
-ext = Extension("confluent_binding._core", sources=["src/_core.pyx"], **flags)
+
+class BuildExt(build_ext):
+    """Finds librdkafka and cythonizes only when the extension is really built."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        self._configured = False
+
+    def run(self):
+        if not self._configured:
+            self._configure()
+        super().run()
+
+    def _configure(self):
+        from Cython.Build import cythonize
+
+        origin, flags = librdkafka_flags()
+        macros = list(flags.pop("define_macros", []))
+        api = "internal" if ("CB_RDKAFKA_INTERNALS", "1") in macros else "public"
+        print(f"confluent_binding: librdkafka from {origin}; librdkafka API: {api}", flush=True)
+        directives = {}
+        if os.environ.get("CB_LINETRACE") == "1":
+            directives["linetrace"] = True
+            macros.append(("CYTHON_TRACE_NOGIL", "1"))
+        flags["include_dirs"] = ["src/includes"] + flags.get("include_dirs", [])
+        flags["define_macros"] = macros
+        # Fill in the extension setuptools already prepared (it keeps per-extension state), and
+        # compile the C file Cython generates from it.
+        (ext,) = self.extensions
+        for key, value in flags.items():
+            setattr(ext, key, getattr(ext, key, []) + list(value))
+        # include_path: src for the included implementation files and includes/; the checkout
+        # root for the package, whose confluent_binding/_core.pxd declares the module's C shape.
+        (cythonized,) = cythonize([ext], include_path=["src", str(HERE)],
+                                  compiler_directives=directives,
+                                  annotate=os.environ.get("CB_ANNOTATE") == "1")
+        ext.sources = cythonized.sources
+        self._configured = True
+
 
 setup(
-    ext_modules=cythonize(
-        [ext],
-        # src: the included implementation files and includes/; the checkout root: the package,
-        # whose confluent_binding/_core.pxd declares the module's C-level shape.
-        include_path=["src", str(HERE)],
-        compiler_directives=directives,
-        annotate=os.environ.get("CB_ANNOTATE") == "1",
-    ),
+    ext_modules=[Extension("confluent_binding._core", sources=["src/_core.pyx"])],
+    cmdclass={"build_ext": BuildExt},
 )

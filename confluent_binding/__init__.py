@@ -21,11 +21,10 @@ from ._core import (
     libversion,
 )
 from ._partitioners import consistent, fnv1a, murmur2
+from ._version import __version__
 from .deserializing_consumer import DeserializingConsumer
 from .error import ConsumeError, KafkaException, ProduceError
 from .serializing_producer import SerializingProducer
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Consumer", "ConsumerGroupMetadata", "KafkaError", "KafkaException", "Message", "Producer",
