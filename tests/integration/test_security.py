@@ -4,15 +4,8 @@ import uuid
 import pytest
 
 import confluent_binding as kafka
-from confluent_binding.testing import KafkaCluster
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(scope="module")
-def secure_cluster(tmp_path_factory):
-    with KafkaCluster(ssl=True, sasl=True, workdir=tmp_path_factory.mktemp("secure")) as c:
-        yield c
 
 
 def _round_trip(conf, topic):

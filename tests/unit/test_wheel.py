@@ -6,6 +6,8 @@ import pytest
 
 import confluent_binding as kafka
 
+from tests.package.standalone_check import FEATURE_CONFIGS
+
 
 def _closed_port():
     with socket.socket() as s:
@@ -19,18 +21,7 @@ def test_bundled_librdkafka_is_the_pinned_version():
 
 
 def test_every_required_feature_is_compiled_in():
-    # librdkafka rejects a security.protocol / codec it was built without.
-    for conf in ({"security.protocol": "SASL_SSL", "sasl.mechanisms": "SCRAM-SHA-512",
-                  "sasl.username": "u", "sasl.password": "p"},
-                 {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanisms": "PLAIN",
-                  "sasl.username": "u", "sasl.password": "p"},
-                 {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanisms": "OAUTHBEARER"},
-                 {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanisms": "OAUTHBEARER",
-                  "sasl.oauthbearer.method": "oidc", "sasl.oauthbearer.client.id": "c",
-                  "sasl.oauthbearer.client.secret": "s",
-                  "sasl.oauthbearer.token.endpoint.url": "https://127.0.0.1:1/token"},
-                 {"compression.codec": "zstd"}, {"compression.codec": "lz4"},
-                 {"compression.codec": "snappy"}, {"compression.codec": "gzip"}):
+    for conf in FEATURE_CONFIGS:
         kafka.Producer(conf).close(0)
 
 
