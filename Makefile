@@ -60,7 +60,7 @@ $(WHEEL_STAMP): $(EXT_SOURCES) pyproject.toml MANIFEST.in $(wildcard confluent_b
 	$(PY) -m pip wheel -q --disable-pip-version-check --no-deps --no-build-isolation -w build/wheel .
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m auditwheel repair --strip -w dist build/wheel/*.whl
 	$(PY) -m auditwheel show dist/*.whl
-	$(PY) -m build --sdist --no-isolation --outdir dist . >/dev/null
+	$(PY) -m build --sdist --no-isolation --outdir dist . >build/sdist.log 2>&1 || { tail -20 build/sdist.log; exit 1; }
 	ls -l dist
 	touch $@
 
