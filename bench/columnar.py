@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _local_broker import broker  # noqa: E402
 
-PERF_BIN = os.path.join(ROOT, "librdkafka-build", "prefix", "bin", "rdkafka_performance")
+PERF_BIN = os.path.join(ROOT, "librdkafka-build", "static", "bin", "rdkafka_performance")
 RESULTS = os.path.join(ROOT, "bench", "results")
 SIZE = 100
 CONSUMER_CONF = {
