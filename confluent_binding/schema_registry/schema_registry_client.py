@@ -715,13 +715,13 @@ class SchemaRegistryClient:
 
     @staticmethod
     def new_client(conf: dict) -> "SchemaRegistryClient":
-        """A client for ``conf``.  confluent-kafka returns an in-memory mock for ``mock://`` URLs;
-        that mock is not provided here, so such a URL raises ``ValueError``."""
+        """A client for ``conf``: for a ``mock://`` URL the in-memory ``MockSchemaRegistryClient``
+        (for unit tests), else a :class:`SchemaRegistryClient`."""
         url = conf.get("url")
         if isinstance(url, str) and url.startswith("mock://"):
-            raise ValueError(
-                "mock:// Schema Registry URLs are not supported; use a real registry URL"
-            )
+            from .mock_schema_registry_client import MockSchemaRegistryClient
+
+            return MockSchemaRegistryClient(conf)
         return SchemaRegistryClient(conf)
 
 
@@ -744,6 +744,12 @@ class AsyncSchemaRegistryClient:
 
     def __init__(self, conf: dict):
         self._client = SchemaRegistryClient(conf)
+
+    @classmethod
+    def _over(cls, client: SchemaRegistryClient) -> "AsyncSchemaRegistryClient":
+        self = cls.__new__(cls)
+        self._client = client
+        return self
 
     async def __aenter__(self) -> "AsyncSchemaRegistryClient":
         return self
@@ -772,12 +778,8 @@ class AsyncSchemaRegistryClient:
 
     @staticmethod
     def new_client(conf: dict) -> "AsyncSchemaRegistryClient":
-        url = conf.get("url")
-        if isinstance(url, str) and url.startswith("mock://"):
-            raise ValueError(
-                "mock:// Schema Registry URLs are not supported; use a real registry URL"
-            )
-        return AsyncSchemaRegistryClient(conf)
+        """A client for ``conf``; over the in-memory mock for a ``mock://`` URL."""
+        return AsyncSchemaRegistryClient._over(SchemaRegistryClient.new_client(conf))
 
 
 def _async_method(name: str) -> Any:
