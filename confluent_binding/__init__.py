@@ -16,14 +16,23 @@ from ._core import (
     KafkaError,
     Message,
     Producer,
+    ShareConsumer,
     ThrottleEvent,
     TopicPartition,
     libversion,
 )
+from ._model import AcknowledgeType, Messages
 from ._partitioners import consistent, fnv1a, murmur2
 from ._version import __version__
 from .deserializing_consumer import DeserializingConsumer
-from .error import ConsumeError, KafkaException, ProduceError
+from .deserializing_share_consumer import DeserializingShareConsumer
+from .error import (
+    ConcurrentModificationException,
+    ConsumeError,
+    IllegalStateException,
+    KafkaException,
+    ProduceError,
+)
 from .serializing_producer import SerializingProducer
 
 __all__ = [
@@ -33,6 +42,8 @@ __all__ = [
     "OFFSET_BEGINNING", "OFFSET_END", "OFFSET_INVALID", "OFFSET_STORED",
     "TIMESTAMP_CREATE_TIME", "TIMESTAMP_LOG_APPEND_TIME", "TIMESTAMP_NOT_AVAILABLE",
     "libversion", "version", "murmur2", "consistent", "fnv1a",
+    "ShareConsumer", "DeserializingShareConsumer", "Messages", "AcknowledgeType",
+    "IllegalStateException", "ConcurrentModificationException",
 ]
 
 

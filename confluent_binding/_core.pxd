@@ -5,6 +5,10 @@
 cimport cython
 from libc.stdint cimport int16_t, int32_t, int64_t
 
+from includes.rdkafka_share cimport (
+    rd_kafka_share_partition_offsets_list_t,
+    rd_kafka_share_t,
+)
 from includes.rdkafka cimport (
     rd_kafka_conf_t,
     rd_kafka_event_t,
@@ -120,10 +124,12 @@ cdef class _Handle:
     cdef bint _forget_if_forked(self) noexcept
     cdef void _stash(self, BaseException exc) noexcept
     cdef inline int _raise_pending(self) except -1
-    cdef int _serve_error(self, int err, const char *reason, bint fatal) except -1
+    cdef int _serve_error(self, rd_kafka_t *rk, int err, const char *reason,
+                          bint fatal) except -1
     cdef int _serve_stats(self, const char *json) except -1
-    cdef int _serve_log(self, int level, const char *fac, const char *buf) except -1
-    cdef int _serve_oauth(self, const char *config) except -1
+    cdef int _serve_log(self, const rd_kafka_t *rk, int level, const char *fac,
+                        const char *buf) except -1
+    cdef int _serve_oauth(self, rd_kafka_t *rk, const char *config) except -1
     cdef int _serve_throttle(self, const char *broker_name, int32_t broker_id,
                              int throttle_ms) except -1
     cdef void _destroy(self) noexcept
@@ -237,3 +243,16 @@ cdef class _EndOffsets:
 
     cdef _EndOffset *find(self, const rd_kafka_message_t *rkm)
     cdef inline void finished(self, _EndOffset *e)
+
+
+# -- share_consumer.pyx --
+
+cdef class ShareConsumer(_Handle):
+    cdef rd_kafka_share_t *_rkshare
+    cdef object _on_ack_commit          # set_acknowledgement_commit_callback()'s callable
+    cdef list _undelivered              # records a poll() took from librdkafka before it raised
+
+    cdef int _check_open(self) except -1
+    cdef Message _share_message(self, const rd_kafka_message_t *rkm)
+    cdef int _serve_ack_commit(self, rd_kafka_share_partition_offsets_list_t *parts,
+                               rd_kafka_resp_err_t err) except -1

@@ -11,6 +11,9 @@ broker.
 import logging
 import threading
 
+from .error import KeyDeserializationError, ValueDeserializationError
+from .serialization import MessageField, SerializationContext
+
 log = logging.getLogger(__name__)
 
 CLUSTER_ID_TIMEOUT = 60.0
@@ -116,3 +119,26 @@ def close_quietly(serdes):
         close_all(serdes)
     except Exception:
         pass
+
+
+def deserialize(msg, key_deserializer, value_deserializer):
+    """Deserialize ``msg``'s key, then its value (a key deserializer may leave state for the
+    value's), and set them on it. A deserializer that raises leaves ``msg`` unchanged and comes
+    out as KeyDeserializationError/ValueDeserializationError carrying ``msg``."""
+    ctx = SerializationContext(msg.topic(), MessageField.KEY, msg.headers())
+    key = msg.key()
+    if key_deserializer is not None:
+        try:
+            key = key_deserializer(key, ctx)
+        except Exception as e:
+            raise KeyDeserializationError(exception=e, kafka_message=msg)
+    value = msg.value()
+    if value_deserializer is not None:
+        ctx.field = MessageField.VALUE
+        try:
+            value = value_deserializer(value, ctx)
+        except Exception as e:
+            raise ValueDeserializationError(exception=e, kafka_message=msg)
+    msg.set_key(key)
+    msg.set_value(value)
+    return msg

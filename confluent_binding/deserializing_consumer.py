@@ -1,9 +1,8 @@
 """DeserializingConsumer: a Consumer whose poll() runs key and value deserializers."""
 
 from ._core import Consumer
-from ._serdes import close_all, close_quietly, offer_cluster_id, take_serdes
-from .error import ConsumeError, KeyDeserializationError, ValueDeserializationError
-from .serialization import MessageField, SerializationContext
+from ._serdes import close_all, close_quietly, deserialize, offer_cluster_id, take_serdes
+from .error import ConsumeError
 
 __all__ = ["DeserializingConsumer"]
 
@@ -51,23 +50,7 @@ class DeserializingConsumer(Consumer):
         error = msg.error()
         if error is not None:
             raise ConsumeError(error, kafka_message=msg)
-        ctx = SerializationContext(msg.topic(), MessageField.KEY, msg.headers())
-        key = msg.key()
-        if self._key_deserializer is not None:
-            try:
-                key = self._key_deserializer(key, ctx)
-            except Exception as e:
-                raise KeyDeserializationError(exception=e, kafka_message=msg)
-        value = msg.value()
-        if self._value_deserializer is not None:
-            ctx.field = MessageField.VALUE
-            try:
-                value = self._value_deserializer(value, ctx)
-            except Exception as e:
-                raise ValueDeserializationError(exception=e, kafka_message=msg)
-        msg.set_key(key)
-        msg.set_value(value)
-        return msg
+        return deserialize(msg, self._key_deserializer, self._value_deserializer)
 
     def consume(self, num_messages=1, timeout=-1):
         """Not supported, as in confluent-kafka: use :meth:`poll`."""

@@ -3,11 +3,22 @@
 __all__ = [
     "KafkaException", "ConsumeError", "ProduceError", "KeySerializationError",
     "ValueSerializationError", "KeyDeserializationError", "ValueDeserializationError",
+    "IllegalStateException", "ConcurrentModificationException",
 ]
 
 
 class KafkaException(Exception):
     """An error from Kafka or librdkafka: ``args[0]`` is a :class:`KafkaError`."""
+
+
+class IllegalStateException(RuntimeError):
+    """A share consumer call made in a state that does not allow it (closed, not subscribed,
+    not in explicit acknowledgement mode, records left unacknowledged): ``str(exc)`` is
+    librdkafka's reason."""
+
+
+class ConcurrentModificationException(RuntimeError):
+    """A share consumer was called from a second thread while a call was in progress."""
 
 
 class _KafkaClientError(KafkaException):

@@ -16,6 +16,7 @@ include "handle.pyx"      # _Handle (one rd_kafka_t), the GIL-free call bracket,
 include "producer.pyx"
 include "consumer.pyx"
 include "arrow.pyx"         # columnar consume: messages into Arrow buffers
+include "share_consumer.pyx"  # ShareConsumer (one rd_kafka_share_t), KIP-932 share groups
 
 
 def libversion():

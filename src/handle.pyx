@@ -104,6 +104,9 @@ _HANDLE_CLOSED = "Handle has been closed"
 
 def _closed_exception(type owner):
     """The exception confluent-kafka raises when a closed client of type ``owner`` is used."""
+    if issubclass(owner, ShareConsumer):
+        from confluent_binding.error import IllegalStateException
+        return IllegalStateException("Share consumer closed")
     if issubclass(owner, Consumer):
         return RuntimeError("Consumer closed")
     return RuntimeError("%s has been closed" % (
@@ -237,8 +240,9 @@ cdef class _Handle:
         """Keep the first exception a callback raised and make librdkafka return soon."""
         if self._exc is None:
             self._exc = exc
-        if self._rk != NULL:
-            rd_kafka_yield(self._rk)
+        # (rd_kafka_yield() only flags the calling thread: the share consumer, which has no
+        # rd_kafka_t of its own, passes NULL)
+        rd_kafka_yield(self._rk)
 
     cdef inline int _raise_pending(self) except -1:
         if self._exc is not None:
@@ -248,10 +252,11 @@ cdef class _Handle:
 
     # -- callback bodies: run with the GIL on the thread that polls --
 
-    cdef int _serve_error(self, int err, const char *reason, bint fatal) except -1:
+    cdef int _serve_error(self, rd_kafka_t *rk, int err, const char *reason,
+                          bint fatal) except -1:
         cdef char buf[512]
         if err == RD_KAFKA_RESP_ERR__FATAL:
-            err = rd_kafka_fatal_error(self._rk, buf, sizeof(buf))
+            err = rd_kafka_fatal_error(rk, buf, sizeof(buf))
             reason, fatal = buf, True
         if self._error_cb is not None:
             self._error_cb(KafkaError(err, _cstr(reason), fatal))
@@ -262,13 +267,14 @@ cdef class _Handle:
             self._stats_cb(_cstr(json))
         return 0
 
-    cdef int _serve_log(self, int level, const char *fac, const char *buf) except -1:
+    cdef int _serve_log(self, const rd_kafka_t *rk, int level, const char *fac,
+                        const char *buf) except -1:
         if self._logger is not None:
             self._logger.log(_LOG_LEVELS[min(max(level, 0), 7)], "%s [%s] %s",
-                             _cstr(fac), _cstr(rd_kafka_name(self._rk)), _cstr(buf))
+                             _cstr(fac), _cstr(rd_kafka_name(rk)), _cstr(buf))
         return 0
 
-    cdef int _serve_oauth(self, const char *config) except -1:
+    cdef int _serve_oauth(self, rd_kafka_t *rk, const char *config) except -1:
         cdef char errstr[512]
         cdef const char **exts = NULL
         if self._oauth_cb is None:
@@ -286,11 +292,11 @@ cdef class _Handle:
             for i, s in enumerate(flat):
                 exts[i] = <const char *>s
             errstr[0] = 0
-            if rd_kafka_oauthbearer_set_token(self._rk, token, lifetime_ms, principal, exts,
+            if rd_kafka_oauthbearer_set_token(rk, token, lifetime_ms, principal, exts,
                                               len(flat), errstr, sizeof(errstr)):
                 raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__INVALID_ARG, _cstr(errstr)))
         except BaseException as exc:
-            rd_kafka_oauthbearer_set_token_failure(self._rk, str(exc).encode())
+            rd_kafka_oauthbearer_set_token_failure(rk, str(exc).encode())
             raise
         finally:
             PyMem_Free(exts)
@@ -417,7 +423,7 @@ cdef void _error_trampoline(rd_kafka_t *rk, int err, const char *reason,
     if h._callbacks_off:
         return
     try:
-        h._serve_error(err, reason, False)
+        h._serve_error(rk, err, reason, False)
     except BaseException as exc:
         h._stash(exc)
 
@@ -452,7 +458,7 @@ cdef void _log_trampoline(const rd_kafka_t *rk, int level, const char *fac,
         return
     cdef _Handle h = <_Handle>opaque
     try:
-        h._serve_log(level, fac, buf)
+        h._serve_log(rk, level, fac, buf)
     except BaseException as exc:
         h._stash(exc)
 
@@ -462,6 +468,6 @@ cdef void _oauth_trampoline(rd_kafka_t *rk, const char *config, void *opaque) no
     if h._callbacks_off:
         return
     try:
-        h._serve_oauth(config)
+        h._serve_oauth(rk, config)
     except BaseException as exc:
         h._stash(exc)

@@ -333,15 +333,16 @@ cdef class Producer(_Handle):
             if etype == RD_KAFKA_EVENT_DR:
                 return self._serve_dr(ev)
             if etype == RD_KAFKA_EVENT_ERROR:
-                self._serve_error(rd_kafka_event_error(ev), rd_kafka_event_error_string(ev),
+                self._serve_error(self._rk, rd_kafka_event_error(ev),
+                                  rd_kafka_event_error_string(ev),
                                   rd_kafka_event_error_is_fatal(ev))
             elif etype == RD_KAFKA_EVENT_LOG:
                 if rd_kafka_event_log(ev, &fac, &text, &level) == 0:
-                    self._serve_log(level, fac, text)
+                    self._serve_log(self._rk, level, fac, text)
             elif etype == RD_KAFKA_EVENT_STATS:
                 self._serve_stats(rd_kafka_event_stats(ev))
             elif etype == RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH:
-                self._serve_oauth(rd_kafka_event_config_string(ev))
+                self._serve_oauth(self._rk, rd_kafka_event_config_string(ev))
             return 1
         except BaseException as exc:
             self._stash(exc)

@@ -56,6 +56,7 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
         RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS
         RD_KAFKA_RESP_ERR__NOENT
         RD_KAFKA_RESP_ERR__STATE
+        RD_KAFKA_RESP_ERR__CONFLICT
         RD_KAFKA_RESP_ERR__FATAL
         RD_KAFKA_RESP_ERR__PURGE_QUEUE
         RD_KAFKA_RESP_ERR_NO_ERROR

@@ -72,6 +72,10 @@ CHILD = textwrap.dedent("""
                                       "queue.buffering.max.messages": 1}))
         h.produce("t", b"fills the queue")
         call = lambda: h.produce("t", b"waits for room")
+    elif mode == "share_consumer_poll":
+        h = ck.ShareConsumer(dict(down, **{"group.id": "g"}))
+        h.subscribe(["t"])
+        call = lambda: h.poll(-1)
     else:
         raise SystemExit("unknown mode " + mode)
 
@@ -105,7 +109,8 @@ def wait_asleep(proc, timeout=10.0):
 
 @pytest.mark.parametrize("mode", ["producer_flush", "producer_flush_timeout", "producer_poll",
                                   "consumer_poll", "consumer_poll_none", "consumer_consume",
-                                  "consumer_iterate", "producer_produce_blocking"])
+                                  "consumer_iterate", "producer_produce_blocking",
+                                  "share_consumer_poll"])
 def test_ctrl_c_interrupts_blocking_call(mode):
     proc = subprocess.Popen([sys.executable, "-c", CHILD, mode, str(closed_port())],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -204,6 +209,17 @@ def test_gil_released_in_consumer_wait(call):
         (lambda: got.append(c.consume(10, timeout=1.0)))
     count, elapsed = counted(fn)
     assert got == [None] if call == "poll" else got == [[]]
+    assert 0.9 <= elapsed < 3
+    assert count >= MIN_COUNT, count
+    c.close()
+
+
+def test_gil_released_in_share_consumer_poll():
+    c = confluent_binding.ShareConsumer(unreachable(**{"group.id": "g"}))
+    c.subscribe(["t"])
+    got = []
+    count, elapsed = counted(lambda: got.append(len(c.poll(1.0))))
+    assert got == [0]
     assert 0.9 <= elapsed < 3
     assert count >= MIN_COUNT, count
     c.close()

@@ -1,0 +1,436 @@
+# ShareConsumer: a member of a share group (KIP-932, queues for Kafka) over librdkafka's
+# rd_kafka_share_t, the one handle it owns. Its callbacks (error_cb, stats_cb, throttle_cb,
+# logger, oauth_cb, the acknowledgement-commit callback) are served by librdkafka inside
+# poll(), commit_sync(), commit_async() and close(), on the calling thread.
+
+from cpython.exc cimport PyErr_CheckSignals
+from cpython.number cimport PyNumber_Index
+from libc.stdint cimport int16_t, int32_t, int64_t
+from posix.unistd cimport getpid
+
+from includes.rdkafka cimport (
+    RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE,
+    RD_KAFKA_PARTITION_UA,
+    RD_KAFKA_RESP_ERR_NO_ERROR,
+    RD_KAFKA_RESP_ERR__CONFLICT,
+    RD_KAFKA_RESP_ERR__INVALID_ARG,
+    RD_KAFKA_RESP_ERR__STATE,
+    rd_kafka_conf_destroy,
+    rd_kafka_conf_t,
+    rd_kafka_error_code,
+    rd_kafka_error_destroy,
+    rd_kafka_error_string,
+    rd_kafka_error_t,
+    rd_kafka_err2str,
+    rd_kafka_last_error,
+    rd_kafka_message_t,
+    rd_kafka_resp_err_t,
+    rd_kafka_topic_partition_list_add,
+    rd_kafka_topic_partition_list_t,
+    rd_kafka_topic_partition_t,
+)
+from includes.rdkafka_share cimport (
+    RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT,
+    RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_REJECT,
+    RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_RELEASE,
+    rd_kafka_message_delivery_count,
+    rd_kafka_messages_count,
+    rd_kafka_messages_destroy,
+    rd_kafka_messages_get,
+    rd_kafka_messages_t,
+    rd_kafka_share_AcknowledgeType_t,
+    rd_kafka_share_ack_commit_cb_t,
+    rd_kafka_share_acknowledge_offset,
+    rd_kafka_share_commit_async,
+    rd_kafka_share_commit_sync,
+    rd_kafka_share_consumer_close,
+    rd_kafka_share_consumer_new,
+    rd_kafka_share_destroy,
+    rd_kafka_share_destroy_flags,
+    rd_kafka_share_partition_offsets_list_count,
+    rd_kafka_share_partition_offsets_list_get,
+    rd_kafka_share_partition_offsets_list_t,
+    rd_kafka_share_partition_offsets_offsets,
+    rd_kafka_share_partition_offsets_offsets_cnt,
+    rd_kafka_share_partition_offsets_partition,
+    rd_kafka_share_partition_offsets_t,
+    rd_kafka_share_poll,
+    rd_kafka_share_sasl_set_credentials,
+    rd_kafka_share_set_acknowledgement_commit_cb,
+    rd_kafka_share_set_log_queue,
+    rd_kafka_share_subscribe,
+    rd_kafka_share_subscription,
+    rd_kafka_share_t,
+    rd_kafka_share_unsubscribe,
+)
+
+SHARE_ACKNOWLEDGE_TYPE_ACCEPT = RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT
+SHARE_ACKNOWLEDGE_TYPE_RELEASE = RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_RELEASE
+SHARE_ACKNOWLEDGE_TYPE_REJECT = RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_REJECT
+
+_Messages = None     # confluent_binding._model.Messages, looked up on the first poll
+
+
+cdef object _share_exception(rd_kafka_resp_err_t code, str text, object kafka_error=None):
+    """The exception confluent-kafka raises for a share consumer error: invalid state and
+    concurrent use have their own RuntimeError subclasses, a bad argument is a ValueError,
+    anything else a KafkaException (carrying ``kafka_error`` when given)."""
+    from confluent_binding.error import ConcurrentModificationException, IllegalStateException
+    if code == RD_KAFKA_RESP_ERR__STATE:
+        return IllegalStateException(text)
+    if code == RD_KAFKA_RESP_ERR__CONFLICT:
+        return ConcurrentModificationException(text)
+    if code == RD_KAFKA_RESP_ERR__INVALID_ARG:
+        return ValueError(text)
+    return KafkaException(kafka_error if kafka_error is not None else KafkaError(<int>code, text))
+
+
+cdef int _share_check(rd_kafka_resp_err_t err, str context) except -1:
+    """Raise the share consumer's exception for a non-zero rd_kafka_resp_err_t."""
+    if err == RD_KAFKA_RESP_ERR_NO_ERROR:
+        return 0
+    raise _share_exception(err, "%s: %s" % (context, _cstr(rd_kafka_err2str(err))))
+
+
+cdef int _share_check_error(rd_kafka_error_t *error) except -1:
+    """Raise the share consumer's exception for an rd_kafka_error_t (destroying it)."""
+    if error == NULL:
+        return 0
+    cdef rd_kafka_resp_err_t code = rd_kafka_error_code(error)
+    cdef str text
+    try:
+        text = _cstr(rd_kafka_error_string(error)) or _cstr(rd_kafka_err2str(code))
+        ke = _kafka_error_of(error)
+    finally:
+        rd_kafka_error_destroy(error)
+    raise _share_exception(code, text, ke)
+
+
+cdef dict _acked_offsets(const rd_kafka_share_partition_offsets_list_t *lst):
+    """{TopicPartition: set of acknowledged offsets} from an acknowledgement-commit result."""
+    cdef dict out = {}
+    cdef size_t i, j, n
+    cdef const rd_kafka_share_partition_offsets_t *po
+    cdef const rd_kafka_topic_partition_t *c
+    cdef const int64_t *offs
+    if lst == NULL:
+        return out
+    for i in range(rd_kafka_share_partition_offsets_list_count(lst)):
+        po = rd_kafka_share_partition_offsets_list_get(lst, i)
+        if po == NULL:
+            continue
+        c = rd_kafka_share_partition_offsets_partition(po)
+        if c == NULL:
+            continue
+        offs = rd_kafka_share_partition_offsets_offsets(po)
+        n = rd_kafka_share_partition_offsets_offsets_cnt(po) if offs != NULL else 0
+        tp = _part_to_py(c)
+        out.setdefault(tp, set()).update([offs[j] for j in range(n)])
+    return out
+
+
+cdef dict _commit_results(const rd_kafka_topic_partition_list_t *parts):
+    """{TopicPartition: None, or the KafkaException of that partition} of commit_sync()."""
+    cdef dict out = {}
+    cdef int i
+    if parts == NULL:
+        return out
+    for i in range(parts.cnt):
+        tp = _part_to_py(&parts.elems[i])
+        out[tp] = None if parts.elems[i].err == RD_KAFKA_RESP_ERR_NO_ERROR \
+            else KafkaException(KafkaError(<int>parts.elems[i].err))
+    return out
+
+
+@cython.no_gc_clear
+cdef class ShareConsumer(_Handle):
+    """A share-group consumer (KIP-932, confluent-kafka compatible): the records of the
+    subscribed topics are shared out among the group's members, each delivered to one member
+    at a time and acknowledged one by one.
+
+    ``ShareConsumer(conf)``, ``ShareConsumer(conf, **kwargs)`` or ``ShareConsumer(**kwargs)``;
+    ``group.id`` is required, ``share.acknowledgement.mode`` is ``implicit`` (records of a poll
+    are accepted by the next poll or commit) or ``explicit`` (acknowledge() each record, then
+    commit). ``error_cb``, ``stats_cb``, ``throttle_cb``, ``logger``, ``oauth_cb`` and the
+    acknowledgement-commit callback are served only inside poll(), commit_sync(),
+    commit_async() and close(), on the calling thread. Not for concurrent use from several
+    threads (a second thread's call raises ConcurrentModificationException).
+    """
+
+    def __init__(self, *args, **kwargs):
+        if self._rkshare != NULL:
+            raise RuntimeError("ShareConsumer already initialized")
+        conf = _merge_conf(args, kwargs)
+        if conf.get("on_commit") is not None:
+            raise ValueError("on_commit is not supported on ShareConsumer")
+        conf.pop("on_commit", None)
+        if not conf.get("group.id"):
+            raise ValueError("Failed to create consumer: group.id must be set")
+        cdef _Conf c = self._new_conf(conf, 0)
+        cdef char errstr[512]
+        cdef rd_kafka_conf_t *cp = c.take()
+        errstr[0] = 0
+        with nogil:
+            self._rkshare = rd_kafka_share_consumer_new(cp, errstr, sizeof(errstr))
+        if self._rkshare == NULL:
+            rd_kafka_conf_destroy(cp)
+            raise _share_exception(rd_kafka_last_error(),
+                                   "Failed to create share consumer: %s" % _cstr(errstr))
+        if self._logger is not None:
+            # logs go to the queue poll()/commit_*() serve
+            _share_check_error(rd_kafka_share_set_log_queue(self._rkshare, NULL))
+
+    def __dealloc__(self):
+        cdef rd_kafka_share_t *rkshare = self._rkshare
+        if rkshare == NULL or getpid() != self._pid:
+            return
+        self._callbacks_off = True
+        self._rkshare = NULL
+        cdef rd_kafka_error_t *error
+        with nogil:
+            error = rd_kafka_share_destroy_flags(rkshare, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)
+        if error != NULL:
+            rd_kafka_error_destroy(error)
+
+    cdef int _check_open(self) except -1:
+        if self._rkshare == NULL or self._blocking.shuts_out():
+            raise _closed_exception(type(self))
+        return 0
+
+    # -- subscription --
+
+    def subscribe(self, topics):
+        """Subscribe to ``topics`` (a list of names; it replaces the current subscription,
+        an empty list unsubscribes). The broker assigns the partitions."""
+        self._check_open()
+        if not isinstance(topics, list):
+            raise TypeError("expected list of topic unicode strings")
+        cdef _PartList pl = _PartList.new(len(topics))
+        for t in topics:
+            if not isinstance(t, str):
+                raise TypeError("expected list of unicode strings")
+            rd_kafka_topic_partition_list_add(pl.ptr, (<str>t).encode(), RD_KAFKA_PARTITION_UA)
+        cdef rd_kafka_resp_err_t err
+        with self._blocking:
+            with nogil:
+                err = rd_kafka_share_subscribe(self._rkshare, pl.ptr)
+        _share_check(err, "Failed to subscribe")
+
+    def unsubscribe(self):
+        """Leave the subscription: the broker takes this member out of the share group."""
+        self._check_open()
+        cdef rd_kafka_resp_err_t err
+        with self._blocking:
+            with nogil:
+                err = rd_kafka_share_unsubscribe(self._rkshare)
+        _share_check(err, "Failed to unsubscribe")
+
+    def subscription(self):
+        """The subscribed topic names."""
+        self._check_open()
+        cdef rd_kafka_topic_partition_list_t *c = NULL
+        cdef rd_kafka_resp_err_t err
+        with self._blocking:
+            with nogil:
+                err = rd_kafka_share_subscription(self._rkshare, &c)
+        _share_check(err, "Failed to get subscription")
+        cdef _PartList _owned = _PartList.adopt(c)     # frees c
+        return [_cstr(c.elems[i].topic) for i in range(c.cnt)] if c != NULL else []
+
+    # -- consuming --
+
+    def poll(self, timeout=-1):
+        """A :class:`~confluent_binding.Messages` batch of the records acquired for this
+        member (empty after ``timeout`` seconds; -1: wait forever). Check each message's
+        error(). In explicit mode every record of the previous batch must be acknowledged
+        first."""
+        global _Messages
+        self._check_open()
+        if _Messages is None:
+            from confluent_binding._model import Messages as _Messages
+        cdef list out
+        if self._undelivered:
+            out, self._undelivered = self._undelivered, None
+            return _Messages._from_list(out)
+        cdef double deadline = _deadline(timeout)
+        cdef rd_kafka_share_t *rkshare = self._rkshare
+        cdef rd_kafka_messages_t *batch = NULL
+        cdef rd_kafka_error_t *error = NULL
+        cdef size_t n = 0, i
+        cdef int wait
+        while True:
+            wait = _chunk_ms(deadline)
+            with self._blocking:
+                with nogil:
+                    error = rd_kafka_share_poll(rkshare, wait, &batch)
+            n = rd_kafka_messages_count(batch) if batch != NULL else 0
+            if error != NULL or n or wait == 0 or self._exc is not None \
+                    or self._blocking.shuts_out():
+                break
+            rd_kafka_messages_destroy(batch)    # (an empty batch; share_poll wants NULL)
+            batch = NULL
+            PyErr_CheckSignals()
+        try:
+            out = [self._share_message(rd_kafka_messages_get(batch, i)) for i in range(n)]
+        finally:
+            rd_kafka_messages_destroy(batch)
+        if self._exc is not None:
+            if out:
+                self._undelivered = out     # acquired records are never dropped
+            if error != NULL:
+                rd_kafka_error_destroy(error)
+            self._raise_pending()
+        _share_check_error(error)
+        return _Messages._from_list(out)
+
+    cdef Message _share_message(self, const rd_kafka_message_t *rkm):
+        cdef Message m = _message_from_c(rkm, self._names, False)
+        cdef int16_t count = rd_kafka_message_delivery_count(rkm)
+        m._delivery_count = count if count > 0 else -1
+        return m
+
+    # -- acknowledging --
+
+    def acknowledge(self, message, ack_type=RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT):
+        """Explicit mode: record how the broker is to treat ``message`` (ACCEPT, RELEASE or
+        REJECT); sent by the next poll(), commit_sync() or commit_async()."""
+        self._check_open()
+        if not isinstance(message, Message):
+            raise TypeError("argument 1 must be cimpl.Message, not %s" % type(message).__name__)
+        cdef Message m = <Message>message
+        cdef int kind = _as_int32(ack_type)
+        cdef bytes topic = m._topic.encode() if isinstance(m._topic, str) else None
+        cdef rd_kafka_resp_err_t err = rd_kafka_share_acknowledge_offset(
+            self._rkshare, <const char *>topic if topic is not None else NULL, m._partition,
+            m._offset, <rd_kafka_share_AcknowledgeType_t>kind)
+        _share_check(err, "Failed to acknowledge message")
+
+    def acknowledge_offset(self, topic, partition, offset,
+                           ack_type=RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT):
+        """Explicit mode: acknowledge the record at ``topic``/``partition``/``offset``."""
+        self._check_open()
+        if not isinstance(topic, str):
+            raise TypeError("argument 1 must be str, not %s" % type(topic).__name__)
+        cdef int32_t cpartition = _as_int32(partition)
+        cdef int64_t coffset = PyNumber_Index(offset)
+        cdef int kind = _as_int32(ack_type)
+        cdef rd_kafka_resp_err_t err = rd_kafka_share_acknowledge_offset(
+            self._rkshare, (<str>topic).encode(), cpartition, coffset,
+            <rd_kafka_share_AcknowledgeType_t>kind)
+        _share_check(err, "Failed to acknowledge offset")
+
+    def commit_sync(self, timeout=60):
+        """Send the pending acknowledgements and wait up to ``timeout`` seconds (-1: forever)
+        for the broker: {TopicPartition: None or KafkaException}, empty when nothing was
+        pending. In implicit mode the records of the last poll are accepted first."""
+        self._check_open()
+        cdef int tmout = _timeout_ms(timeout)
+        cdef rd_kafka_topic_partition_list_t *parts = NULL
+        cdef rd_kafka_error_t *error
+        with self._blocking:
+            with nogil:
+                error = rd_kafka_share_commit_sync(self._rkshare, tmout, &parts)
+        cdef _PartList _owned = _PartList.adopt(parts)     # frees parts
+        if self._exc is not None:
+            if error != NULL:
+                rd_kafka_error_destroy(error)
+            self._raise_pending()
+        _share_check_error(error)
+        return _commit_results(parts)
+
+    def commit_async(self):
+        """Send the pending acknowledgements; the outcome goes to the acknowledgement-commit
+        callback."""
+        self._check_open()
+        cdef rd_kafka_error_t *error
+        with self._blocking:
+            with nogil:
+                error = rd_kafka_share_commit_async(self._rkshare)
+        if self._exc is not None:
+            if error != NULL:
+                rd_kafka_error_destroy(error)
+            self._raise_pending()
+        _share_check_error(error)
+
+    def set_acknowledgement_commit_callback(self, callback):
+        """``callback(offsets, exception)`` gets the acknowledged offsets
+        ({TopicPartition: set of offsets}) and None or a KafkaException, each time the broker
+        answers an acknowledgement commit; None clears it."""
+        self._check_open()
+        if callback is not None and not callable(callback):
+            raise TypeError("callback must be callable or None")
+        cdef rd_kafka_share_ack_commit_cb_t trampoline = NULL
+        if callback is not None:
+            trampoline = _ack_commit_trampoline
+        _share_check_error(rd_kafka_share_set_acknowledgement_commit_cb(
+            self._rkshare, trampoline, <void *>self))
+        self._on_ack_commit = callback
+
+    cdef int _serve_ack_commit(self, rd_kafka_share_partition_offsets_list_t *parts,
+                               rd_kafka_resp_err_t err) except -1:
+        cb = self._on_ack_commit
+        if cb is not None:
+            cb(_acked_offsets(parts),
+               None if err == RD_KAFKA_RESP_ERR_NO_ERROR else KafkaException(KafkaError(<int>err)))
+        return 0
+
+    def set_sasl_credentials(self, str username not None, str password not None):
+        """Set SASL PLAIN/SCRAM credentials for the next authentication."""
+        self._check_open()
+        _share_check_error(rd_kafka_share_sasl_set_credentials(
+            self._rkshare, username.encode(), password.encode()))
+
+    # -- lifetime --
+
+    def close(self):
+        """Commit the pending acknowledgements, leave the share group and free the consumer
+        (callbacks are served meanwhile). Closing twice is harmless."""
+        if self._rkshare == NULL:
+            return None
+        if getpid() != self._pid:      # a forked child never touches the parent's handle
+            self._rkshare = NULL
+            self._blocking.closed = True
+            return None
+        self._blocking.drain()
+        cdef rd_kafka_share_t *rkshare = self._rkshare
+        cdef rd_kafka_error_t *error
+        cdef rd_kafka_error_t *destroy_error
+        with self._blocking:
+            with nogil:
+                error = rd_kafka_share_consumer_close(rkshare)
+                destroy_error = rd_kafka_share_destroy(rkshare)
+        self._callbacks_off = True
+        self._blocking.closed = True
+        self._rkshare = NULL
+        self._undelivered = None
+        if destroy_error != NULL:
+            if error == NULL:
+                error = destroy_error
+            else:
+                rd_kafka_error_destroy(destroy_error)
+        if self._exc is not None:
+            if error != NULL:
+                rd_kafka_error_destroy(error)
+            self._raise_pending()
+        _share_check_error(error)
+        return None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        if self._rkshare != NULL:
+            self.close()
+        return None
+
+
+cdef void _ack_commit_trampoline(rd_kafka_share_t *rkshare,
+                                 rd_kafka_share_partition_offsets_list_t *partitions,
+                                 rd_kafka_resp_err_t err, void *opaque) noexcept with gil:
+    cdef ShareConsumer c = <ShareConsumer>opaque
+    if c._callbacks_off:
+        return
+    try:
+        c._serve_ack_commit(partitions, err)
+    except BaseException as exc:
+        c._stash(exc)
