@@ -32,16 +32,17 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _local_broker import broker  # noqa: E402
+from harness import settings  # noqa: E402
 
 PERF_BIN = os.path.join(ROOT, "librdkafka-build", "static", "bin", "rdkafka_performance")
 RESULTS = os.path.join(ROOT, "bench", "results")
 SIZE = 100
-CONSUMER_CONF = {
-    "queued.min.messages": 100000,
-    "isolation.level": "read_uncommitted",
-    "enable.auto.commit": False,
-    "enable.partition.eof": False,
-}
+# The consumer settings of make bench (bench/harness/settings.py), for all three.
+CONSUMER_CONF = dict(
+    settings.librdkafka_consumer(),
+    **{"queued.min.messages": settings.CONSUMER["queued_min_messages"],
+       "enable.auto.commit": False, "enable.partition.eof": False},
+)
 
 
 def run_one(kind: str, bootstrap: str, topic: str, count: int) -> dict:
@@ -89,8 +90,8 @@ _C_RE = re.compile(r"% (\d+) messages \((\d+) bytes\) consumed in (\d+)ms")
 
 def run_c(bootstrap: str, topic: str, count: int) -> dict:
     cmd = [PERF_BIN, "-G", "c3-perf-%s" % uuid.uuid4().hex[:8], "-t", topic, "-b", bootstrap,
-           "-c", str(count), "-B", "1000", "-X", "queued.min.messages=100000",
-           "-X", "isolation.level=read_uncommitted", "-X", "auto.offset.reset=earliest"]
+           "-c", str(count), "-B", "1000", "-X", "auto.offset.reset=earliest"]
+    cmd += settings.c_tool_consumer_flags(settings.fetch_queue_backoff_ms())
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600).stdout
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
