@@ -131,6 +131,7 @@ def _read(opts: SourceOptions, partition: InputPartition) -> Iterator[Any]:
         opts.include_headers,
         opts.poll_timeout_ms,
         opts.fail_on_data_loss,
+        opts.batch_records,
     )
 
 

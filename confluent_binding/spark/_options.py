@@ -260,6 +260,7 @@ class SourceOptions:
     max_offsets_per_trigger: Optional[int]
     by_timestamp_strategy: str
     group_id: str
+    batch_records: int
 
 
 def source_options(options: Mapping[str, Any], streaming: bool) -> SourceOptions:
@@ -318,4 +319,5 @@ def source_options(options: Mapping[str, Any], streaming: bool) -> SourceOptions
         max_offsets_per_trigger=_positive_int(opts, "maxOffsetsPerTrigger") if streaming else None,
         by_timestamp_strategy=strategy,
         group_id=group_id,
+        batch_records=_positive_int(opts, "arrowBatchRecords") or 10000,
     )

@@ -8,8 +8,6 @@ from typing import Any, Dict, Iterator
 from .. import Consumer, KafkaError, KafkaException, TopicPartition
 from ._plan import OffsetRange
 
-# Records per Arrow batch handed to Spark.
-BATCH_RECORDS = 10000
 
 
 def read_range(
@@ -18,6 +16,7 @@ def read_range(
     include_headers: bool,
     poll_timeout_ms: int,
     fail_on_data_loss: bool,
+    batch_records: int = 10000,
 ) -> Iterator[Any]:
     """Yields record batches of exactly the records ``[rng.start, rng.end)`` of one partition,
     with a consumer of its own (assigned, never in a group, never committing), through the
@@ -40,7 +39,7 @@ def read_range(
                 )
             try:
                 batch = consumer.consume_arrow(
-                    BATCH_RECORDS, min(remaining, 1.0), end_offsets=ends, headers=include_headers
+                    batch_records, min(remaining, 1.0), end_offsets=ends, headers=include_headers
                 )
             except KafkaException as e:
                 err = e.args[0]
