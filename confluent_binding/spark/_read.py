@@ -9,7 +9,6 @@ from .. import Consumer, KafkaError, KafkaException, TopicPartition
 from ._plan import OffsetRange
 
 
-
 def read_range(
     conf: Dict[str, object],
     rng: OffsetRange,
