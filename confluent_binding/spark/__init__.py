@@ -18,8 +18,9 @@ Read (batch and streaming): ``subscribe`` / ``subscribePattern`` / ``assign``,
 ``includeHeaders``, ``failOnDataLoss``, ``kafkaConsumer.pollTimeoutMs``, ``groupIdPrefix``,
 ``maxOffsetsPerTrigger`` (streaming), ``arrowBatchRecords`` (records per Arrow batch a
 task hands Spark, default 10000; not an option of Spark's connector), and every ``kafka.*``
-option, passed to librdkafka without the prefix. Offsets are planned on the driver; each task reads exactly its range with a
-consumer of its own (assigned, never committing) and hands Spark Arrow record batches.
+option, passed to librdkafka without the prefix. Offsets are planned on the driver; each
+task reads exactly its range with a consumer of its own (assigned, never committing) and hands
+Spark Arrow record batches.
 
 Write (batch and streaming): columns ``value`` (required, string or binary), ``key``, ``topic``
 (or option ``topic``, which wins), ``partition``, ``headers``; one producer per task, flushed
