@@ -161,8 +161,12 @@ class AIOProducer(HandleCalls):
         self._producer.begin_transaction()
 
     async def send_offsets_to_transaction(self, positions, group_metadata, timeout=-1):
-        await self._resumed(self._producer.send_offsets_to_transaction, timeout, positions,
-                            group_metadata)
+        """librdkafka's call, made at once with ``timeout`` (it is not resumed in pieces: a
+        timed-out attempt followed by another overlaps on the broker); it blocks the loop for
+        the round trips to the group and transaction coordinators."""
+        self._check_open()
+        self._serve()
+        self._producer.send_offsets_to_transaction(positions, group_metadata, timeout)
 
     async def commit_transaction(self, timeout=-1):
         """Deliver everything produced in the transaction (serving its reports), then
