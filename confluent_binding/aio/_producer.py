@@ -134,7 +134,7 @@ class AIOProducer(HandleCalls):
         return 0 if self._closed else len(self._producer)
 
     # -- transactions: librdkafka's calls are resumable, so each is made with timeout 0 and
-    # made again (resumed) on a loop timer until it completes --
+    # made again (resumed) on a loop timer until it completes or fails for good --
 
     async def _resumed(self, call, timeout, *args):
         deadline = Deadline(self._loop, timeout)
@@ -145,8 +145,10 @@ class AIOProducer(HandleCalls):
                 return call(*args, 0)
             except KafkaException as exc:
                 err = exc.args[0]
-                if not (isinstance(err, KafkaError) and err.code() == KafkaError._TIMED_OUT
-                        and err.retriable()) or deadline.passed():
+                # a timed-out call is resumed by the next; any other retriable error (e.g. the
+                # coordinator moved while the broker starts) is retried, as librdkafka's
+                # documentation of these calls says
+                if not (isinstance(err, KafkaError) and err.retriable()) or deadline.passed():
                     raise
             self._serve()
             left = deadline.left()
