@@ -1,0 +1,384 @@
+"""What the Schema Registry serdes share: the wire format, subject naming, registry look-ups.
+
+Wire format (Confluent's): magic byte 0, the schema id as a big-endian uint32, then the encoded
+record; Protobuf adds the message indexes (zigzag varints) between the id and the record. Magic
+byte 1 carries a 16-byte schema GUID instead of the id (written into a header by
+:func:`header_schema_id_serializer`). Decoding accepts either (:func:`dual_schema_id_deserializer`).
+
+This module imports nothing from the registry client at load time, so the package's
+``__init__`` can re-export its names.
+"""
+
+import io
+import struct
+import threading
+import uuid
+
+from ..serialization import Deserializer, MessageField, SerializationError, Serializer
+
+__all__ = [
+    "SchemaId", "topic_subject_name_strategy", "topic_record_subject_name_strategy",
+    "record_subject_name_strategy", "reference_subject_name_strategy", "header_schema_id_serializer",
+    "prefix_schema_id_serializer", "dual_schema_id_deserializer", "prefix_schema_id_deserializer",
+    "BaseSerializer", "BaseDeserializer",
+]
+
+_MAGIC_BYTE = 0
+_MAGIC_BYTE_V0 = _MAGIC_BYTE
+_MAGIC_BYTE_V1 = 1
+_KEY_SCHEMA_ID = "__key_schema_id"
+_VALUE_SCHEMA_ID = "__value_schema_id"
+_ID = struct.Struct(">bI")
+_MAX_INDEXES = 100000
+
+
+# -- varints (zigzag, as protobuf's sint32/sint64) -------------------------------------------
+
+def write_varint(buf, value, zigzag=True):
+    if zigzag:
+        value = (value << 1) ^ (value >> 63)
+    while value & ~0x7F:
+        buf.write(bytes(((value & 0x7F) | 0x80,)))
+        value >>= 7
+    buf.write(bytes((value,)))
+
+
+def read_varint(buf, zigzag=True):
+    value = shift = 0
+    while True:
+        byte = buf.read(1)
+        if not byte:
+            raise EOFError("Unexpected EOF while reading index")
+        value |= (byte[0] & 0x7F) << shift
+        shift += 7
+        if not byte[0] & 0x80:
+            break
+    return (value >> 1) ^ -(value & 1) if zigzag else value
+
+
+def encode_message_indexes(indexes, zigzag=True):
+    """The message-index array: ``[0]`` (the first message of the file) is the single byte 0."""
+    buf = io.BytesIO()
+    if list(indexes) == [0]:
+        buf.write(b"\x00")
+    else:
+        write_varint(buf, len(indexes), zigzag)
+        for index in indexes:
+            write_varint(buf, index, zigzag)
+    return buf.getvalue()
+
+
+def read_message_indexes(buf, zigzag=True):
+    count = read_varint(buf, zigzag)
+    if count < 0 or count > _MAX_INDEXES:
+        raise SerializationError("Invalid msgidx array length")
+    if count == 0:
+        return [0]
+    return [read_varint(buf, zigzag) for _ in range(count)]
+
+
+class SchemaId:
+    """A schema's id (or GUID) in a payload, with Protobuf's message indexes."""
+
+    __slots__ = ["schema_type", "id", "guid", "message_indexes"]
+
+    def __init__(self, schema_type, schema_id=None, guid=None, message_indexes=None):
+        self.schema_type = schema_type
+        self.id = schema_id
+        self.guid = uuid.UUID(guid) if guid is not None else None
+        self.message_indexes = message_indexes
+
+    def from_bytes(self, payload):
+        """Read the framing from the BytesIO ``payload``; return it positioned at the record."""
+        magic = payload.read(1)
+        if magic == b"\x00":
+            raw = payload.read(4)
+            if len(raw) != 4:
+                raise SerializationError("Invalid schema id")
+            self.id = int.from_bytes(raw, "big")
+        elif magic == b"\x01":
+            self.guid = uuid.UUID(bytes=payload.read(16))
+        else:
+            raise SerializationError("Invalid magic byte")
+        if self.schema_type == "PROTOBUF":
+            self.message_indexes = read_message_indexes(payload)
+        return payload
+
+    def _indexes(self):
+        return b"" if self.message_indexes is None else encode_message_indexes(self.message_indexes)
+
+    def id_to_bytes(self):
+        if self.id is None:
+            raise SerializationError("Schema ID is not set")
+        return _ID.pack(_MAGIC_BYTE_V0, self.id) + self._indexes()
+
+    def guid_to_bytes(self):
+        if self.guid is None:
+            raise SerializationError("Schema GUID is not set")
+        return bytes((_MAGIC_BYTE_V1,)) + self.guid.bytes + self._indexes()
+
+    def __repr__(self):
+        return "SchemaId(%r, id=%r, guid=%r, message_indexes=%r)" % (
+            self.schema_type, self.id, self.guid, self.message_indexes)
+
+
+# -- subject name strategies ------------------------------------------------------------------
+
+def _need_ctx(ctx, name):
+    if ctx is None:
+        raise ValueError("SerializationContext is required for {}. Either provide a SerializationContext "
+                         "or use record_subject_name_strategy.".format(name))
+
+
+def topic_subject_name_strategy(ctx, record_name):
+    """``{topic}-key`` or ``{topic}-value``."""
+    _need_ctx(ctx, "topic_subject_name_strategy")
+    return ctx.topic + "-" + ctx.field
+
+
+def topic_record_subject_name_strategy(ctx, record_name):
+    """``{topic}-{record name}``."""
+    _need_ctx(ctx, "topic_record_subject_name_strategy")
+    return None if record_name is None else ctx.topic + "-" + record_name
+
+
+def record_subject_name_strategy(ctx, record_name):
+    """``{record name}`` (the context is not needed)."""
+    return record_name
+
+
+def reference_subject_name_strategy(ctx, schema_ref):
+    """A referenced schema's subject is the reference's name."""
+    return None if schema_ref is None else schema_ref.name
+
+
+# -- where the schema id goes -----------------------------------------------------------------
+
+def prefix_schema_id_serializer(payload, ctx, schema_id):
+    """Frame ``payload`` with magic byte 0 and the schema id (and message indexes)."""
+    return schema_id.id_to_bytes() + payload
+
+
+def header_schema_id_serializer(payload, ctx, schema_id):
+    """Put magic byte 1 and the schema GUID in the ``__key_schema_id``/``__value_schema_id`` header."""
+    if ctx is None:
+        raise SerializationError("SerializationContext is required for header_schema_id_serializer")
+    headers = ctx.headers
+    if headers is None:
+        raise SerializationError("Missing headers")
+    name = _KEY_SCHEMA_ID if ctx.field == MessageField.KEY else _VALUE_SCHEMA_ID
+    if isinstance(headers, list):
+        headers.append((name, schema_id.guid_to_bytes()))
+    elif isinstance(headers, dict):
+        headers[name] = schema_id.guid_to_bytes()
+    else:
+        raise SerializationError("Invalid headers type")
+    return payload
+
+
+def prefix_schema_id_deserializer(payload, ctx, schema_id):
+    """Read the framing from the payload's front; return the rest as a BytesIO."""
+    return schema_id.from_bytes(io.BytesIO(payload))
+
+
+def dual_schema_id_deserializer(payload, ctx, schema_id):
+    """Take the schema id from the field's schema-id header if there is one, else from the payload."""
+    found = None
+    headers = ctx.headers if ctx is not None else None
+    if headers is not None:
+        name = _KEY_SCHEMA_ID if ctx.field == MessageField.KEY else _VALUE_SCHEMA_ID
+        if isinstance(headers, dict):
+            found = headers.get(name)
+        else:
+            found = next((v for k, v in headers if k == name), None)
+    if found is not None:
+        schema_id.from_bytes(io.BytesIO(found))
+        return io.BytesIO(payload)
+    return prefix_schema_id_deserializer(payload, ctx, schema_id)
+
+
+# -- configuration ----------------------------------------------------------------------------
+
+# confluent-kafka's data-contract rule properties: accepted at their defaults, which leave rules
+# off; rules themselves (CEL, encryption, ...) are not supported here
+_RULE_DEFAULTS = {"validation.rules.execution": ("DISABLED",), "validation.rules.fail.fast": (False,),
+                  "validation.rules.executor": (None,), "subject.name.strategy.type": (None,),
+                  "subject.name.strategy.conf": (None,)}
+
+
+class _Conf:
+    """A serde's configuration: defaults updated with the user's; checked as each key is taken."""
+
+    def __init__(self, defaults, conf):
+        self._values = dict(defaults)
+        if conf is not None:
+            self._values.update(conf)
+
+    def take(self, key):
+        return self._values.pop(key)
+
+    def take_bool(self, key):
+        value = self._values.pop(key)
+        if not isinstance(value, bool):
+            raise ValueError("{} must be a boolean value".format(key))
+        return value
+
+    def take_callable(self, key):
+        value = self._values.pop(key)
+        if not callable(value):
+            raise ValueError("{} must be callable".format(key))
+        return value
+
+    def finish(self):
+        for key, allowed in _RULE_DEFAULTS.items():
+            if key in self._values:
+                value = self._values.pop(key)
+                if value not in allowed and str(value) not in allowed:
+                    raise ValueError("{} is not supported by this client".format(key))
+        if self._values:
+            raise ValueError("Unrecognized properties: {}".format(", ".join(self._values)))
+
+
+_SERIALIZER_DEFAULTS = {
+    "auto.register.schemas": True, "normalize.schemas": False, "use.schema.id": None,
+    "use.latest.version": False, "use.latest.with.metadata": None, "subject.name.strategy": None,
+    "schema.id.serializer": prefix_schema_id_serializer,
+}
+_DESERIALIZER_DEFAULTS = {
+    "use.latest.version": False, "use.latest.with.metadata": None, "subject.name.strategy": None,
+    "schema.id.deserializer": dual_schema_id_deserializer,
+}
+
+
+class _RegistrySerde:
+    """Subject naming and the reader-schema look-up both directions share."""
+
+    _schema_type = None  # "AVRO", "JSON" or "PROTOBUF"
+    _fmt = None  # the registry's rendering of schemas this serde reads ("serialized" for Protobuf)
+
+    def _configure_common(self, conf):
+        self._use_latest_version = conf.take_bool("use.latest.version")
+        self._use_latest_with_metadata = conf.take("use.latest.with.metadata")
+        if self._use_latest_with_metadata is not None and not isinstance(self._use_latest_with_metadata, dict):
+            raise ValueError("use.latest.with.metadata must be a dict value")
+        strategy = conf.take("subject.name.strategy")
+        if strategy is None:
+            strategy = topic_subject_name_strategy
+        if not callable(strategy):
+            raise ValueError("subject.name.strategy must be callable")
+        self._subject_name_func = strategy
+        self._cluster_id_resolver = None
+
+    def set_cluster_id_resolver(self, resolver):
+        self._cluster_id_resolver = resolver
+
+    def close(self):
+        pass
+
+    def _subject(self, ctx, record_name):
+        return self._subject_name_func(ctx, record_name)
+
+    def _get_reader_schema(self, subject):
+        """The registered schema use.latest.with.metadata/use.latest.version select, else None."""
+        if self._use_latest_with_metadata is not None:
+            return self._registry.get_latest_with_metadata(subject, self._use_latest_with_metadata, fmt=self._fmt)
+        if self._use_latest_version:
+            return self._registry.get_latest_version(subject, fmt=self._fmt)
+        return None
+
+
+class BaseSerializer(_RegistrySerde, Serializer):
+    """Resolves the schema id a serializer frames its records with."""
+
+    def _configure(self, schema_registry_client, conf, defaults=None, extra_defaults=None):
+        self._registry = schema_registry_client
+        values = dict(_SERIALIZER_DEFAULTS if defaults is None else defaults)
+        values.update(extra_defaults or {})
+        conf = _Conf(values, conf)
+        self._auto_register = conf.take_bool("auto.register.schemas")
+        self._normalize_schemas = conf.take_bool("normalize.schemas")
+        self._use_schema_id = conf.take("use.schema.id")
+        if self._use_schema_id is not None and not isinstance(self._use_schema_id, int):
+            raise ValueError("use.schema.id must be an int value")
+        self._configure_common(conf)
+        if self._use_latest_version and self._auto_register:
+            raise ValueError("cannot enable both use.latest.version and auto.register.schemas")
+        self._schema_id_serializer = conf.take_callable("schema.id.serializer")
+        self._known_subjects = {}
+        self._lock = threading.Lock()
+        return conf
+
+    def _schema_id_for(self, subject, schema):
+        """(SchemaId, RegisteredSchema or None): the id to frame with and the selected schema.
+
+        The registered schema is returned when use.latest.version/use.latest.with.metadata or
+        use.schema.id chose it (the record is then written with that schema); otherwise ``schema``
+        is registered (auto.register.schemas) or looked up once per subject (``schema`` may be a
+        callable making it, called then).
+        """
+        if self._use_schema_id is not None:
+            registered = self._registry.get_schema(self._use_schema_id, subject_name=subject, fmt=self._fmt)
+            return SchemaId(self._schema_type, self._use_schema_id), _Selected(self._use_schema_id, registered)
+        latest = self._get_reader_schema(subject) if subject is not None else None
+        if latest is not None:
+            return SchemaId(self._schema_type, latest.schema_id, getattr(latest, "guid", None)), latest
+        with self._lock:
+            known = self._known_subjects.get(subject)
+            if known is None:
+                if callable(schema):
+                    schema = schema()
+                if self._auto_register:
+                    full = getattr(self._registry, "register_schema_full_response", None)
+                    if full is not None:
+                        registered = full(subject, schema, normalize_schemas=self._normalize_schemas)
+                        known = (registered.schema_id, getattr(registered, "guid", None))
+                    else:
+                        known = (self._registry.register_schema(
+                            subject, schema, normalize_schemas=self._normalize_schemas), None)
+                else:
+                    registered = self._registry.lookup_schema(subject, schema,
+                                                              normalize_schemas=self._normalize_schemas)
+                    known = (registered.schema_id, getattr(registered, "guid", None))
+                self._known_subjects[subject] = known
+        return SchemaId(self._schema_type, known[0], known[1]), None
+
+
+class _Selected:
+    """A schema chosen by id, shaped like the registry's RegisteredSchema where the serdes use it."""
+
+    __slots__ = ("schema_id", "schema", "guid")
+
+    def __init__(self, schema_id, schema):
+        self.schema_id = schema_id
+        self.schema = schema
+        self.guid = None
+
+
+class BaseDeserializer(_RegistrySerde, Deserializer):
+    """Reads the framing and fetches the writer's schema."""
+
+    def _configure(self, schema_registry_client, conf, extra_defaults=None):
+        self._registry = schema_registry_client
+        values = dict(_DESERIALIZER_DEFAULTS)
+        values.update(extra_defaults or {})
+        conf = _Conf(values, conf)
+        self._configure_common(conf)
+        self._schema_id_deserializer = conf.take_callable("schema.id.deserializer")
+        return conf
+
+    def _unframe(self, data, ctx, check_length=True):
+        """(SchemaId, BytesIO positioned at the record) for ``data``."""
+        if check_length and len(data) <= 5:
+            raise SerializationError("Expecting data framing of length 6 bytes or more but total data size is "
+                                     "{} bytes. This message was not produced with a Confluent Schema Registry "
+                                     "serializer".format(len(data)))
+        schema_id = SchemaId(self._schema_type)
+        payload = self._schema_id_deserializer(data, ctx, schema_id)
+        if isinstance(payload, bytes):
+            payload = io.BytesIO(payload)
+        return schema_id, payload
+
+    def _writer_schema(self, schema_id, subject=None):
+        if schema_id.id is None:
+            return self._registry.get_schema_by_guid(str(schema_id.guid), fmt=self._fmt)
+        return self._registry.get_schema(schema_id.id, subject_name=subject, fmt=self._fmt)
