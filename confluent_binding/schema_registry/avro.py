@@ -7,9 +7,10 @@ from fastavro import parse_schema, schemaless_reader, schemaless_writer
 
 from ..serialization import SerializationError
 from .schema_registry_client import Schema
-from .serde import BaseDeserializer, BaseSerializer
+from ..serialization import DeserializerBuilder, SerializerBuilder
+from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
-__all__ = ["AvroSerializer", "AvroDeserializer"]
+__all__ = ["AvroSerializer", "AvroDeserializer", "AvroSerializerBuilder", "AvroDeserializerBuilder"]
 
 _AVRO = "AVRO"
 
@@ -178,3 +179,27 @@ class AvroDeserializer(BaseDeserializer):
         if self._from_dict is not None:
             return self._from_dict(obj, ctx)
         return obj
+
+
+class AvroSerializerBuilder(_SerdeBuilder, SerializerBuilder):
+    """Builds an AvroSerializer for ``key.serializer.builder``/``value.serializer.builder``."""
+
+    _fields = ("schema_registry_config", "schema_registry_client", "schema", "to_dict", "serializer_config",
+               "rule_config", "rule_registry", "serializer_init")
+    _init_field = "serializer_init"
+
+    def _make(self, client, v):
+        return AvroSerializer(client, v["schema"], v["to_dict"], v["serializer_config"], v["rule_config"],
+                              v["rule_registry"])
+
+
+class AvroDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
+    """Builds an AvroDeserializer for ``key.deserializer.builder``/``value.deserializer.builder``."""
+
+    _fields = ("schema_registry_config", "schema_registry_client", "schema", "from_dict", "return_record_name",
+               "deserializer_config", "rule_config", "rule_registry", "deserializer_init")
+    _init_field = "deserializer_init"
+
+    def _make(self, client, v):
+        return AvroDeserializer(client, v["schema"], v["from_dict"], bool(v["return_record_name"]),
+                                v["deserializer_config"], v["rule_config"], v["rule_registry"])

@@ -10,9 +10,10 @@ from referencing import Registry, Resource
 
 from ..serialization import SerializationError
 from .schema_registry_client import Schema
-from .serde import BaseDeserializer, BaseSerializer
+from ..serialization import DeserializerBuilder, SerializerBuilder
+from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
-__all__ = ["JSONSerializer", "JSONDeserializer"]
+__all__ = ["JSONSerializer", "JSONDeserializer", "JSONSerializerBuilder", "JSONDeserializerBuilder"]
 
 _JSON = "JSON"
 # schemas without "$schema" are read as draft 7, as Confluent's serdes read them
@@ -173,3 +174,27 @@ class JSONDeserializer(BaseDeserializer):
                 raise TypeError("SerializationContext cannot be None")
             return self._from_dict(obj, ctx)
         return obj
+
+
+class JSONSerializerBuilder(_SerdeBuilder, SerializerBuilder):
+    """Builds a JSONSerializer for ``key.serializer.builder``/``value.serializer.builder``."""
+
+    _fields = ("schema_registry_config", "schema_registry_client", "schema", "to_dict", "serializer_config",
+               "rule_config", "rule_registry", "json_encode", "serializer_init")
+    _init_field = "serializer_init"
+
+    def _make(self, client, v):
+        return JSONSerializer(v["schema"], client, v["to_dict"], v["serializer_config"], v["rule_config"],
+                              v["rule_registry"], v["json_encode"])
+
+
+class JSONDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
+    """Builds a JSONDeserializer for ``key.deserializer.builder``/``value.deserializer.builder``."""
+
+    _fields = ("schema_registry_config", "schema_registry_client", "schema", "from_dict", "deserializer_config",
+               "rule_config", "rule_registry", "json_decode", "deserializer_init")
+    _init_field = "deserializer_init"
+
+    def _make(self, client, v):
+        return JSONDeserializer(v["schema"], v["from_dict"], client, v["deserializer_config"], v["rule_config"],
+                                v["rule_registry"], v["json_decode"])

@@ -12,9 +12,10 @@ from google.protobuf.message import DecodeError
 
 from ..serialization import SerializationError
 from .schema_registry_client import Schema, SchemaReference
-from .serde import BaseDeserializer, BaseSerializer, reference_subject_name_strategy
+from ..serialization import DeserializerBuilder, SerializerBuilder
+from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder, reference_subject_name_strategy
 
-__all__ = ["ProtobufSerializer", "ProtobufDeserializer"]
+__all__ = ["ProtobufSerializer", "ProtobufDeserializer", "ProtobufSerializerBuilder", "ProtobufDeserializerBuilder"]
 
 _PROTOBUF = "PROTOBUF"
 
@@ -124,3 +125,27 @@ class ProtobufDeserializer(BaseDeserializer):
         except DecodeError as e:
             raise SerializationError(str(e))
         return msg
+
+
+class ProtobufSerializerBuilder(_SerdeBuilder, SerializerBuilder):
+    """Builds a ProtobufSerializer for ``key.serializer.builder``/``value.serializer.builder``."""
+
+    _fields = ("schema_registry_config", "schema_registry_client", "message_type", "serializer_config",
+               "rule_config", "rule_registry", "serializer_init")
+    _init_field = "serializer_init"
+
+    def _make(self, client, v):
+        return ProtobufSerializer(v["message_type"], client, v["serializer_config"], v["rule_config"],
+                                  v["rule_registry"])
+
+
+class ProtobufDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
+    """Builds a ProtobufDeserializer for ``key.deserializer.builder``/``value.deserializer.builder``."""
+
+    _fields = ("schema_registry_config", "schema_registry_client", "message_type", "deserializer_config",
+               "rule_config", "rule_registry", "deserializer_init")
+    _init_field = "deserializer_init"
+
+    def _make(self, client, v):
+        return ProtobufDeserializer(v["message_type"], v["deserializer_config"], client, v["rule_config"],
+                                    v["rule_registry"])

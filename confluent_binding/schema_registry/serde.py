@@ -272,8 +272,16 @@ class _RegistrySerde:
     def set_cluster_id_resolver(self, resolver):
         self._cluster_id_resolver = resolver
 
+    def own_schema_registry_client(self):
+        """Close the registry client with this serde (a builder made the client for it)."""
+        self._owns_registry = True
+
     def close(self):
-        pass
+        if getattr(self, "_owns_registry", False):
+            self._owns_registry = False
+            close = getattr(self._registry, "close", None)
+            if callable(close):
+                close()
 
     def _subject(self, ctx, record_name):
         return self._subject_name_func(ctx, record_name)
@@ -382,3 +390,74 @@ class BaseDeserializer(_RegistrySerde, Deserializer):
         if schema_id.id is None:
             return self._registry.get_schema_by_guid(str(schema_id.guid), fmt=self._fmt)
         return self._registry.get_schema(schema_id.id, subject_name=subject, fmt=self._fmt)
+
+
+# -- builders (SerializingProducer's key/value.serializer.builder and the consumer's) -----------
+
+class _SerdeBuilder:
+    """Collects a serde's arguments (positionally in ``_fields`` order, by keyword or by the
+    ``set_<field>`` setters, which chain) and builds it when the client is created.
+
+    With ``schema_registry_config`` the built serde gets its own SchemaRegistryClient and closes
+    it with itself; a ``schema_registry_client`` given stays the application's.
+    """
+
+    _fields = ("schema_registry_config", "schema_registry_client")
+    _init_field = None
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(self._fields):
+            raise TypeError("{}() takes at most {} arguments".format(type(self).__name__, len(self._fields)))
+        values = dict.fromkeys(self._fields)
+        values.update(zip(self._fields, args))
+        for name, value in kwargs.items():
+            if name not in values:
+                raise TypeError("{}() got an unexpected keyword argument '{}'".format(type(self).__name__, name))
+            values[name] = value
+        self._values = values
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in cls._fields:
+            if not hasattr(cls, "set_" + name):
+                setattr(cls, "set_" + name, _setter(name))
+
+    def _make(self, client, values):
+        raise NotImplementedError
+
+    def build(self, conf, is_key):
+        values = self._values
+        client, registry_conf = values["schema_registry_client"], values["schema_registry_config"]
+        if client is not None and registry_conf is not None:
+            raise ValueError("Cannot specify both a Schema Registry client and a configuration; use one or the other")
+        owned = client is None and registry_conf is not None
+        if owned:
+            from .schema_registry_client import SchemaRegistryClient
+
+            client = SchemaRegistryClient(registry_conf)
+        try:
+            serde = self._make(client, values)
+        except BaseException:
+            if owned and callable(getattr(client, "close", None)):
+                client.close()
+            raise
+        if owned:
+            serde.own_schema_registry_client()
+        init = values.get(self._init_field)
+        if init is not None:
+            try:
+                init(serde)
+            except BaseException:
+                serde.close()
+                raise
+        return serde, dict(conf)
+
+
+def _setter(name):
+    def set_value(self, value):
+        self._values[name] = value
+        return self
+
+    set_value.__name__ = "set_" + name
+    set_value.__doc__ = "Set ``{}``; returns the builder.".format(name)
+    return set_value

@@ -361,3 +361,44 @@ def test_protobuf_bad_input():
         de(b"\x00\x00\x00\x00\x01\x00\xff\xff\xff", VALUE)
     with pytest.raises(ValueError, match="^use.deprecated.format is no longer supported$"):
         protobuf.ProtobufDeserializer(First, {"use.deprecated.format": True})
+
+
+# -- builders ---------------------------------------------------------------------------------
+
+def test_builders_through_the_serializing_clients():
+    import confluent_binding as cb
+    from tests.unit.helpers import mock
+
+    reg = DictRegistry()
+    inits = []
+    builder = avro.AvroSerializerBuilder(schema_registry_client=reg).set_schema(USER).set_serializer_init(
+        inits.append)
+    assert builder.set_to_dict(None) is builder
+    producer = cb.SerializingProducer(mock(**{"value.serializer.builder": builder}))
+    serializer, = inits
+    assert isinstance(serializer, avro.AvroSerializer)
+    reports = []
+    producer.produce("users", value=USER_RECORDS[0], on_delivery=lambda err, msg: reports.append(msg.value()))
+    assert producer.flush(10) == 0
+    broker = producer.list_topics(timeout=10).brokers[1]
+    assert reports == [b"\x00\x00\x00\x00\x01" + b"\x06ann\x02\x3e\x04\x02a\x02b\x00"]
+
+    consumer = cb.DeserializingConsumer({
+        "bootstrap.servers": "%s:%d" % (broker.host, broker.port), "group.id": "b", "auto.offset.reset": "earliest",
+        "value.deserializer.builder": avro.AvroDeserializerBuilder(None, reg)})
+    consumer.subscribe(["users"])
+    msg = consumer.poll(10)
+    assert msg.value() == USER_RECORDS[0]
+    consumer.close()
+    producer.close()
+
+
+def test_builder_arguments():
+    with pytest.raises(ValueError, match="Cannot specify both a Schema Registry client and a configuration"):
+        json_schema.JSONSerializerBuilder({"url": "http://x"}, DictRegistry()).build({}, False)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
+        protobuf.ProtobufSerializerBuilder(nope=1)
+    First, _, _ = build_messages()
+    ser, conf = protobuf.ProtobufSerializerBuilder(schema_registry_client=DictRegistry(),
+                                                   message_type=First).build({"a": 1}, True)
+    assert isinstance(ser, protobuf.ProtobufSerializer) and conf == {"a": 1}
