@@ -105,14 +105,7 @@ class AvroSerializer(BaseSerializer):
     def __call__(self, obj, ctx=None):
         if obj is None:
             return None
-        subject = self._subject(ctx, self._schema_name)
-        schema_id, selected = self._schema_id_for(subject, self._schema)
-        if self._to_dict is not None:
-            if ctx is None:
-                raise TypeError("SerializationContext cannot be None")
-            value = self._to_dict(obj, ctx)
-        else:
-            value = obj
+        schema_id, selected, value = self._prepare(obj, ctx)
         parsed = self._schemas.parse(selected.schema) if selected is not None else self._parsed_schema
         if parsed is None:
             raise SerializationError("No schema to serialize with: give schema_str or use.latest.version")

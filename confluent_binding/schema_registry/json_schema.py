@@ -106,14 +106,7 @@ class JSONSerializer(BaseSerializer):
     def __call__(self, obj, ctx=None):
         if obj is None:
             return None
-        subject = self._subject(ctx, self._schema_name)
-        schema_id, selected = self._schema_id_for(subject, self._schema)
-        if self._to_dict is not None:
-            if ctx is None:
-                raise TypeError("SerializationContext cannot be None")
-            value = self._to_dict(obj, ctx)
-        else:
-            value = obj
+        schema_id, selected, value = self._prepare(obj, ctx)
         schema = selected.schema if selected is not None else self._schema
         if self._validate and schema is not None:
             self._schemas.validate(schema, value)

@@ -351,6 +351,17 @@ class BaseSerializer(_RegistrySerde, Serializer):
         return SchemaId(self._schema_type, known[0], known[1]), None
 
 
+    def _prepare(self, obj, ctx):
+        """(SchemaId, selected schema or None, the value to encode) for a dict-based format."""
+        subject = self._subject(ctx, self._schema_name)
+        schema_id, selected = self._schema_id_for(subject, self._schema)
+        if self._to_dict is None:
+            return schema_id, selected, obj
+        if ctx is None:
+            raise TypeError("SerializationContext cannot be None")
+        return schema_id, selected, self._to_dict(obj, ctx)
+
+
 class _Selected:
     """A schema chosen by id, shaped like the registry's RegisteredSchema where the serdes use it."""
 
