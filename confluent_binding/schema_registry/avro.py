@@ -5,9 +5,8 @@ import json
 
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
 
-from ..serialization import SerializationError
+from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
 from .schema_registry_client import Schema
-from ..serialization import DeserializerBuilder, SerializerBuilder
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
 __all__ = ["AvroSerializer", "AvroDeserializer", "AvroSerializerBuilder", "AvroDeserializerBuilder"]
@@ -16,7 +15,7 @@ _AVRO = "AVRO"
 
 
 def _schema_loads(schema_str):
-    """A Schema for an Avro declaration; a bare primitive name (``"string"``) is wrapped as a type."""
+    """A Schema for an Avro declaration; a bare primitive name (``"string"``) becomes a type."""
     schema_str = schema_str.strip()
     if schema_str[:1] not in ("{", "["):
         schema_str = '{"type":' + schema_str + "}"
@@ -41,7 +40,9 @@ class _AvroSchemas:
         if parsed is None:
             named = {}
             self._add_references(schema, named, set())
-            parsed = parse_schema(json.loads(_schema_loads(schema.schema_str).schema_str), named_schemas=named)
+            parsed = parse_schema(
+                json.loads(_schema_loads(schema.schema_str).schema_str), named_schemas=named
+            )
             self._parsed[key] = parsed
         return parsed
 
@@ -76,8 +77,15 @@ class AvroSerializer(BaseSerializer):
 
     _schema_type = _AVRO
 
-    def __init__(self, schema_registry_client, schema_str=None, to_dict=None, conf=None, rule_conf=None,
-                 rule_registry=None):
+    def __init__(
+        self,
+        schema_registry_client,
+        schema_str=None,
+        to_dict=None,
+        conf=None,
+        rule_conf=None,
+        rule_registry=None,
+    ):
         if isinstance(schema_str, str):
             schema = _schema_loads(schema_str)
         elif isinstance(schema_str, Schema):
@@ -85,10 +93,16 @@ class AvroSerializer(BaseSerializer):
         else:
             schema = None
         if to_dict is not None and not callable(to_dict):
-            raise ValueError("to_dict must be callable with the signature to_dict(object, SerializationContext)->dict")
+            raise ValueError(
+                "to_dict must be callable with the signature "
+                "to_dict(object, SerializationContext)->dict"
+            )
         self._to_dict = to_dict
-        conf = self._configure(schema_registry_client, conf, extra_defaults={
-            "validate.strict": False, "validate.strict.allow.default": False})
+        conf = self._configure(
+            schema_registry_client,
+            conf,
+            extra_defaults={"validate.strict": False, "validate.strict.allow.default": False},
+        )
         self._strict = conf.take_bool("validate.strict")
         self._strict_allow_default = conf.take_bool("validate.strict.allow.default")
         conf.finish()
@@ -100,21 +114,33 @@ class AvroSerializer(BaseSerializer):
             self._parsed_schema = self._schemas.parse(schema)
             if isinstance(self._parsed_schema, dict):
                 # a named type's full name; a primitive's is its type (a union has none)
-                self._schema_name = self._parsed_schema.get("name", json.loads(schema.schema_str).get("type"))
+                self._schema_name = self._parsed_schema.get(
+                    "name", json.loads(schema.schema_str).get("type")
+                )
 
     def __call__(self, obj, ctx=None):
         if obj is None:
             return None
         schema_id, selected, value = self._prepare(obj, ctx)
-        parsed = self._schemas.parse(selected.schema) if selected is not None else self._parsed_schema
+        parsed = (
+            self._schemas.parse(selected.schema) if selected is not None else self._parsed_schema
+        )
         if parsed is None:
-            raise SerializationError("No schema to serialize with: give schema_str or use.latest.version")
+            raise SerializationError(
+                "No schema to serialize with: give schema_str or use.latest.version"
+            )
         if _is_bytes(parsed):
             # Confluent's serializers write a plain "bytes" schema's value as is, unprefixed
             payload = value if isinstance(value, bytes) else value.encode()
         else:
             buf = io.BytesIO()
-            schemaless_writer(buf, parsed, value, strict=self._strict, strict_allow_default=self._strict_allow_default)
+            schemaless_writer(
+                buf,
+                parsed,
+                value,
+                strict=self._strict,
+                strict_allow_default=self._strict_allow_default,
+            )
             payload = buf.getvalue()
         return self._schema_id_serializer(payload, ctx, schema_id)
 
@@ -130,8 +156,16 @@ class AvroDeserializer(BaseDeserializer):
 
     _schema_type = _AVRO
 
-    def __init__(self, schema_registry_client, schema_str=None, from_dict=None, return_record_name=False,
-                 conf=None, rule_conf=None, rule_registry=None):
+    def __init__(
+        self,
+        schema_registry_client,
+        schema_str=None,
+        from_dict=None,
+        return_record_name=False,
+        conf=None,
+        rule_conf=None,
+        rule_registry=None,
+    ):
         schema = None
         if schema_str is not None:
             if isinstance(schema_str, str):
@@ -144,8 +178,11 @@ class AvroDeserializer(BaseDeserializer):
         self._schemas = _AvroSchemas(schema_registry_client)
         self._reader_schema = self._schemas.parse(schema) if schema is not None else None
         if from_dict is not None and not callable(from_dict):
-            raise ValueError("from_dict must be callable with the signature from_dict(SerializationContext, dict) "
-                             "-> object")
+            raise ValueError(
+                "from_dict must be callable with the signature "
+                "from_dict(SerializationContext, dict) "
+                "-> object"
+            )
         self._from_dict = from_dict
         if not isinstance(return_record_name, bool):
             raise ValueError("return_record_name must be a boolean value")
@@ -177,22 +214,52 @@ class AvroDeserializer(BaseDeserializer):
 class AvroSerializerBuilder(_SerdeBuilder, SerializerBuilder):
     """Builds an AvroSerializer for ``key.serializer.builder``/``value.serializer.builder``."""
 
-    _fields = ("schema_registry_config", "schema_registry_client", "schema", "to_dict", "serializer_config",
-               "rule_config", "rule_registry", "serializer_init")
+    _fields = (
+        "schema_registry_config",
+        "schema_registry_client",
+        "schema",
+        "to_dict",
+        "serializer_config",
+        "rule_config",
+        "rule_registry",
+        "serializer_init",
+    )
     _init_field = "serializer_init"
 
     def _make(self, client, v):
-        return AvroSerializer(client, v["schema"], v["to_dict"], v["serializer_config"], v["rule_config"],
-                              v["rule_registry"])
+        return AvroSerializer(
+            client,
+            v["schema"],
+            v["to_dict"],
+            v["serializer_config"],
+            v["rule_config"],
+            v["rule_registry"],
+        )
 
 
 class AvroDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
-    """Builds an AvroDeserializer for ``key.deserializer.builder``/``value.deserializer.builder``."""
+    """Builds an AvroDeserializer for ``key/value.deserializer.builder``."""
 
-    _fields = ("schema_registry_config", "schema_registry_client", "schema", "from_dict", "return_record_name",
-               "deserializer_config", "rule_config", "rule_registry", "deserializer_init")
+    _fields = (
+        "schema_registry_config",
+        "schema_registry_client",
+        "schema",
+        "from_dict",
+        "return_record_name",
+        "deserializer_config",
+        "rule_config",
+        "rule_registry",
+        "deserializer_init",
+    )
     _init_field = "deserializer_init"
 
     def _make(self, client, v):
-        return AvroDeserializer(client, v["schema"], v["from_dict"], bool(v["return_record_name"]),
-                                v["deserializer_config"], v["rule_config"], v["rule_registry"])
+        return AvroDeserializer(
+            client,
+            v["schema"],
+            v["from_dict"],
+            bool(v["return_record_name"]),
+            v["deserializer_config"],
+            v["rule_config"],
+            v["rule_registry"],
+        )

@@ -1,4 +1,7 @@
-"""JSON Schema serializer and deserializer framed for the Schema Registry (extra ``[json]``: jsonschema)."""
+"""JSON Schema serializer and deserializer framed for the Schema Registry.
+
+Extra ``[json]``: jsonschema.
+"""
 
 import json
 import threading
@@ -8,9 +11,8 @@ from jsonschema import ValidationError
 from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
-from ..serialization import SerializationError
+from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
 from .schema_registry_client import Schema
-from ..serialization import DeserializerBuilder, SerializerBuilder
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
 __all__ = ["JSONSerializer", "JSONDeserializer", "JSONSerializerBuilder", "JSONDeserializerBuilder"]
@@ -26,7 +28,7 @@ def _json_dumps(obj):
 
 
 class _JsonSchemas:
-    """Parses schemas once each, with a ``referencing`` registry holding their references by name."""
+    """Parses schemas once each, with a ``referencing`` registry of their references by name."""
 
     def __init__(self, registry):
         self._registry = registry
@@ -35,7 +37,10 @@ class _JsonSchemas:
         self._lock = threading.Lock()
 
     def parse(self, schema):
-        key = (schema.schema_str, tuple((r.name, r.subject, r.version) for r in (schema.references or ())))
+        key = (
+            schema.schema_str,
+            tuple((r.name, r.subject, r.version) for r in (schema.references or ())),
+        )
         found = self._parsed.get(key)
         if found is None:
             found = (json.loads(schema.schema_str), self._references(schema, Registry()))
@@ -49,7 +54,9 @@ class _JsonSchemas:
             referenced = self._registry.get_version(ref.subject, ref.version, True).schema
             refs = self._references(referenced, refs)
             contents = json.loads(referenced.schema_str)
-            refs = refs.with_resource(ref.name, Resource.from_contents(contents, default_specification=_DEFAULT_SPEC))
+            refs = refs.with_resource(
+                ref.name, Resource.from_contents(contents, default_specification=_DEFAULT_SPEC)
+            )
         return refs
 
     def validate(self, schema, value):
@@ -58,7 +65,10 @@ class _JsonSchemas:
         with self._lock:
             validator = self._validators.get(key)
         if validator is None:
-            cls = validator_for(parsed, default=validator_for({"$schema": "http://json-schema.org/draft-07/schema#"}))
+            cls = validator_for(
+                parsed,
+                default=validator_for({"$schema": "http://json-schema.org/draft-07/schema#"}),
+            )
             cls.check_schema(parsed)
             validator = cls(parsed, registry=refs)
             with self._lock:
@@ -78,7 +88,7 @@ def _as_schema(schema_str):
 
 
 class JSONSerializer(BaseSerializer):
-    """Serializes dicts (or objects through ``to_dict``) to framed JSON, validated against the schema.
+    """Serializes dicts (or objects through ``to_dict``) to framed JSON, validated first.
 
     Args: ``schema_str`` (a JSON Schema str, or a Schema with references; its ``title`` is the
     record name), ``schema_registry_client``, ``to_dict(obj, ctx) -> dict``, ``conf``: as
@@ -87,15 +97,26 @@ class JSONSerializer(BaseSerializer):
 
     _schema_type = _JSON
 
-    def __init__(self, schema_str, schema_registry_client, to_dict=None, conf=None, rule_conf=None,
-                 rule_registry=None, json_encode=None):
+    def __init__(
+        self,
+        schema_str,
+        schema_registry_client,
+        to_dict=None,
+        conf=None,
+        rule_conf=None,
+        rule_registry=None,
+        json_encode=None,
+    ):
         self._schema = _as_schema(schema_str)
         self._json_encode = json_encode or _json_dumps
         conf = self._configure(schema_registry_client, conf, extra_defaults={"validate": True})
         self._validate = conf.take_bool("validate")
         conf.finish()
         if to_dict is not None and not callable(to_dict):
-            raise ValueError("to_dict must be callable with the signature to_dict(object, SerializationContext)->dict")
+            raise ValueError(
+                "to_dict must be callable with the signature "
+                "to_dict(object, SerializationContext)->dict"
+            )
         self._to_dict = to_dict
         self._schemas = _JsonSchemas(schema_registry_client)
         self._schema_name = None
@@ -126,18 +147,31 @@ class JSONDeserializer(BaseDeserializer):
 
     _schema_type = _JSON
 
-    def __init__(self, schema_str, from_dict=None, schema_registry_client=None, conf=None, rule_conf=None,
-                 rule_registry=None, json_decode=None):
+    def __init__(
+        self,
+        schema_str,
+        from_dict=None,
+        schema_registry_client=None,
+        conf=None,
+        rule_conf=None,
+        rule_registry=None,
+        json_decode=None,
+    ):
         self._schema = _as_schema(schema_str)
         if self._schema is None and schema_registry_client is None:
-            raise ValueError("schema_registry_client must be provided if schema_str is not provided")
+            raise ValueError(
+                "schema_registry_client must be provided if schema_str is not provided"
+            )
         self._json_decode = json_decode or json.loads
         conf = self._configure(schema_registry_client, conf, extra_defaults={"validate": True})
         self._validate = conf.take_bool("validate")
         conf.finish()
         if from_dict is not None and not callable(from_dict):
-            raise ValueError("from_dict must be callable with the signature from_dict(dict, SerializationContext) "
-                             "-> object")
+            raise ValueError(
+                "from_dict must be callable with the signature "
+                "from_dict(dict, SerializationContext) "
+                "-> object"
+            )
         self._from_dict = from_dict
         self._schemas = _JsonSchemas(schema_registry_client)
         if self._schema is not None:
@@ -172,22 +206,54 @@ class JSONDeserializer(BaseDeserializer):
 class JSONSerializerBuilder(_SerdeBuilder, SerializerBuilder):
     """Builds a JSONSerializer for ``key.serializer.builder``/``value.serializer.builder``."""
 
-    _fields = ("schema_registry_config", "schema_registry_client", "schema", "to_dict", "serializer_config",
-               "rule_config", "rule_registry", "json_encode", "serializer_init")
+    _fields = (
+        "schema_registry_config",
+        "schema_registry_client",
+        "schema",
+        "to_dict",
+        "serializer_config",
+        "rule_config",
+        "rule_registry",
+        "json_encode",
+        "serializer_init",
+    )
     _init_field = "serializer_init"
 
     def _make(self, client, v):
-        return JSONSerializer(v["schema"], client, v["to_dict"], v["serializer_config"], v["rule_config"],
-                              v["rule_registry"], v["json_encode"])
+        return JSONSerializer(
+            v["schema"],
+            client,
+            v["to_dict"],
+            v["serializer_config"],
+            v["rule_config"],
+            v["rule_registry"],
+            v["json_encode"],
+        )
 
 
 class JSONDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
     """Builds a JSONDeserializer for ``key.deserializer.builder``/``value.deserializer.builder``."""
 
-    _fields = ("schema_registry_config", "schema_registry_client", "schema", "from_dict", "deserializer_config",
-               "rule_config", "rule_registry", "json_decode", "deserializer_init")
+    _fields = (
+        "schema_registry_config",
+        "schema_registry_client",
+        "schema",
+        "from_dict",
+        "deserializer_config",
+        "rule_config",
+        "rule_registry",
+        "json_decode",
+        "deserializer_init",
+    )
     _init_field = "deserializer_init"
 
     def _make(self, client, v):
-        return JSONDeserializer(v["schema"], v["from_dict"], client, v["deserializer_config"], v["rule_config"],
-                                v["rule_registry"], v["json_decode"])
+        return JSONDeserializer(
+            v["schema"],
+            v["from_dict"],
+            client,
+            v["deserializer_config"],
+            v["rule_config"],
+            v["rule_registry"],
+            v["json_decode"],
+        )

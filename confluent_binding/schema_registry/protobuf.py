@@ -10,12 +10,16 @@ import base64
 
 from google.protobuf.message import DecodeError
 
-from ..serialization import SerializationError
+from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
 from .schema_registry_client import Schema, SchemaReference
-from ..serialization import DeserializerBuilder, SerializerBuilder
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder, reference_subject_name_strategy
 
-__all__ = ["ProtobufSerializer", "ProtobufDeserializer", "ProtobufSerializerBuilder", "ProtobufDeserializerBuilder"]
+__all__ = [
+    "ProtobufSerializer",
+    "ProtobufDeserializer",
+    "ProtobufSerializerBuilder",
+    "ProtobufDeserializerBuilder",
+]
 
 _PROTOBUF = "PROTOBUF"
 
@@ -57,10 +61,18 @@ class ProtobufSerializer(BaseSerializer):
     _schema_type = _PROTOBUF
     _fmt = "serialized"
 
-    def __init__(self, msg_type, schema_registry_client, conf=None, rule_conf=None, rule_registry=None):
-        conf = self._configure(schema_registry_client, conf, extra_defaults={
-            "skip.known.types": True, "reference.subject.name.strategy": reference_subject_name_strategy,
-            "use.deprecated.format": False})
+    def __init__(
+        self, msg_type, schema_registry_client, conf=None, rule_conf=None, rule_registry=None
+    ):
+        conf = self._configure(
+            schema_registry_client,
+            conf,
+            extra_defaults={
+                "skip.known.types": True,
+                "reference.subject.name.strategy": reference_subject_name_strategy,
+                "use.deprecated.format": False,
+            },
+        )
         self._skip_known_types = conf.take_bool("skip.known.types")
         _check_deprecated_format(conf)
         self._reference_subject = conf.take_callable("reference.subject.name.strategy")
@@ -79,8 +91,12 @@ class ProtobufSerializer(BaseSerializer):
             subject = self._reference_subject(ctx, dep)
             schema = Schema(_schema_str(dep), references=dep_refs, schema_type=_PROTOBUF)
             if self._auto_register:
-                self._registry.register_schema(subject, schema, normalize_schemas=self._normalize_schemas)
-            registered = self._registry.lookup_schema(subject, schema, normalize_schemas=self._normalize_schemas)
+                self._registry.register_schema(
+                    subject, schema, normalize_schemas=self._normalize_schemas
+                )
+            registered = self._registry.lookup_schema(
+                subject, schema, normalize_schemas=self._normalize_schemas
+            )
             refs.append(SchemaReference(dep.name, subject, registered.version))
         return refs
 
@@ -88,10 +104,18 @@ class ProtobufSerializer(BaseSerializer):
         if message is None:
             return None
         if not isinstance(message, self._msg_class):
-            raise ValueError("message must be of type {} not {}".format(self._msg_class, type(message)))
+            raise ValueError(
+                "message must be of type {} not {}".format(self._msg_class, type(message))
+            )
         subject = self._subject(ctx, message.DESCRIPTOR.full_name) if ctx is not None else None
-        schema_id, _ = self._schema_id_for(subject, lambda: Schema(
-            _schema_str(self._file), schema_type=_PROTOBUF, references=self._references(ctx, self._file)))
+        schema_id, _ = self._schema_id_for(
+            subject,
+            lambda: Schema(
+                _schema_str(self._file),
+                schema_type=_PROTOBUF,
+                references=self._references(ctx, self._file),
+            ),
+        )
         schema_id.message_indexes = self._index_array
         return self._schema_id_serializer(message.SerializeToString(), ctx, schema_id)
 
@@ -106,8 +130,17 @@ class ProtobufDeserializer(BaseDeserializer):
     _schema_type = _PROTOBUF
     _fmt = "serialized"
 
-    def __init__(self, message_type, conf=None, schema_registry_client=None, rule_conf=None, rule_registry=None):
-        conf = self._configure(schema_registry_client, conf, extra_defaults={"use.deprecated.format": False})
+    def __init__(
+        self,
+        message_type,
+        conf=None,
+        schema_registry_client=None,
+        rule_conf=None,
+        rule_registry=None,
+    ):
+        conf = self._configure(
+            schema_registry_client, conf, extra_defaults={"use.deprecated.format": False}
+        )
         _check_deprecated_format(conf)
         conf.finish()
         self._msg_class = message_type
@@ -130,22 +163,42 @@ class ProtobufDeserializer(BaseDeserializer):
 class ProtobufSerializerBuilder(_SerdeBuilder, SerializerBuilder):
     """Builds a ProtobufSerializer for ``key.serializer.builder``/``value.serializer.builder``."""
 
-    _fields = ("schema_registry_config", "schema_registry_client", "message_type", "serializer_config",
-               "rule_config", "rule_registry", "serializer_init")
+    _fields = (
+        "schema_registry_config",
+        "schema_registry_client",
+        "message_type",
+        "serializer_config",
+        "rule_config",
+        "rule_registry",
+        "serializer_init",
+    )
     _init_field = "serializer_init"
 
     def _make(self, client, v):
-        return ProtobufSerializer(v["message_type"], client, v["serializer_config"], v["rule_config"],
-                                  v["rule_registry"])
+        return ProtobufSerializer(
+            v["message_type"], client, v["serializer_config"], v["rule_config"], v["rule_registry"]
+        )
 
 
 class ProtobufDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
-    """Builds a ProtobufDeserializer for ``key.deserializer.builder``/``value.deserializer.builder``."""
+    """Builds a ProtobufDeserializer for ``key/value.deserializer.builder``."""
 
-    _fields = ("schema_registry_config", "schema_registry_client", "message_type", "deserializer_config",
-               "rule_config", "rule_registry", "deserializer_init")
+    _fields = (
+        "schema_registry_config",
+        "schema_registry_client",
+        "message_type",
+        "deserializer_config",
+        "rule_config",
+        "rule_registry",
+        "deserializer_init",
+    )
     _init_field = "deserializer_init"
 
     def _make(self, client, v):
-        return ProtobufDeserializer(v["message_type"], v["deserializer_config"], client, v["rule_config"],
-                                    v["rule_registry"])
+        return ProtobufDeserializer(
+            v["message_type"],
+            v["deserializer_config"],
+            client,
+            v["rule_config"],
+            v["rule_registry"],
+        )

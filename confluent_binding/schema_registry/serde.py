@@ -17,10 +17,17 @@ import uuid
 from ..serialization import Deserializer, MessageField, SerializationError, Serializer
 
 __all__ = [
-    "SchemaId", "topic_subject_name_strategy", "topic_record_subject_name_strategy",
-    "record_subject_name_strategy", "reference_subject_name_strategy", "header_schema_id_serializer",
-    "prefix_schema_id_serializer", "dual_schema_id_deserializer", "prefix_schema_id_deserializer",
-    "BaseSerializer", "BaseDeserializer",
+    "SchemaId",
+    "topic_subject_name_strategy",
+    "topic_record_subject_name_strategy",
+    "record_subject_name_strategy",
+    "reference_subject_name_strategy",
+    "header_schema_id_serializer",
+    "prefix_schema_id_serializer",
+    "dual_schema_id_deserializer",
+    "prefix_schema_id_deserializer",
+    "BaseSerializer",
+    "BaseDeserializer",
 ]
 
 _MAGIC_BYTE = 0
@@ -33,6 +40,7 @@ _MAX_INDEXES = 100000
 
 
 # -- varints (zigzag, as protobuf's sint32/sint64) -------------------------------------------
+
 
 def write_varint(buf, value, zigzag=True):
     if zigzag:
@@ -119,15 +127,22 @@ class SchemaId:
 
     def __repr__(self):
         return "SchemaId(%r, id=%r, guid=%r, message_indexes=%r)" % (
-            self.schema_type, self.id, self.guid, self.message_indexes)
+            self.schema_type,
+            self.id,
+            self.guid,
+            self.message_indexes,
+        )
 
 
 # -- subject name strategies ------------------------------------------------------------------
 
+
 def _need_ctx(ctx, name):
     if ctx is None:
-        raise ValueError("SerializationContext is required for {}. Either provide a SerializationContext "
-                         "or use record_subject_name_strategy.".format(name))
+        raise ValueError(
+            "SerializationContext is required for {}. Either provide a SerializationContext "
+            "or use record_subject_name_strategy.".format(name)
+        )
 
 
 def topic_subject_name_strategy(ctx, record_name):
@@ -154,13 +169,14 @@ def reference_subject_name_strategy(ctx, schema_ref):
 
 # -- where the schema id goes -----------------------------------------------------------------
 
+
 def prefix_schema_id_serializer(payload, ctx, schema_id):
     """Frame ``payload`` with magic byte 0 and the schema id (and message indexes)."""
     return schema_id.id_to_bytes() + payload
 
 
 def header_schema_id_serializer(payload, ctx, schema_id):
-    """Put magic byte 1 and the schema GUID in the ``__key_schema_id``/``__value_schema_id`` header."""
+    """Put magic byte 1 and the GUID in the ``__key_schema_id``/``__value_schema_id`` header."""
     if ctx is None:
         raise SerializationError("SerializationContext is required for header_schema_id_serializer")
     headers = ctx.headers
@@ -182,7 +198,7 @@ def prefix_schema_id_deserializer(payload, ctx, schema_id):
 
 
 def dual_schema_id_deserializer(payload, ctx, schema_id):
-    """Take the schema id from the field's schema-id header if there is one, else from the payload."""
+    """Take the schema id from the field's schema-id header if any, else from the payload."""
     found = None
     headers = ctx.headers if ctx is not None else None
     if headers is not None:
@@ -201,9 +217,13 @@ def dual_schema_id_deserializer(payload, ctx, schema_id):
 
 # confluent-kafka's data-contract rule properties: accepted at their defaults, which leave rules
 # off; rules themselves (CEL, encryption, ...) are not supported here
-_RULE_DEFAULTS = {"validation.rules.execution": ("DISABLED",), "validation.rules.fail.fast": (False,),
-                  "validation.rules.executor": (None,), "subject.name.strategy.type": (None,),
-                  "subject.name.strategy.conf": (None,)}
+_RULE_DEFAULTS = {
+    "validation.rules.execution": ("DISABLED",),
+    "validation.rules.fail.fast": (False,),
+    "validation.rules.executor": (None,),
+    "subject.name.strategy.type": (None,),
+    "subject.name.strategy.conf": (None,),
+}
 
 
 class _Conf:
@@ -240,12 +260,18 @@ class _Conf:
 
 
 _SERIALIZER_DEFAULTS = {
-    "auto.register.schemas": True, "normalize.schemas": False, "use.schema.id": None,
-    "use.latest.version": False, "use.latest.with.metadata": None, "subject.name.strategy": None,
+    "auto.register.schemas": True,
+    "normalize.schemas": False,
+    "use.schema.id": None,
+    "use.latest.version": False,
+    "use.latest.with.metadata": None,
+    "subject.name.strategy": None,
     "schema.id.serializer": prefix_schema_id_serializer,
 }
 _DESERIALIZER_DEFAULTS = {
-    "use.latest.version": False, "use.latest.with.metadata": None, "subject.name.strategy": None,
+    "use.latest.version": False,
+    "use.latest.with.metadata": None,
+    "subject.name.strategy": None,
     "schema.id.deserializer": dual_schema_id_deserializer,
 }
 
@@ -259,7 +285,9 @@ class _RegistrySerde:
     def _configure_common(self, conf):
         self._use_latest_version = conf.take_bool("use.latest.version")
         self._use_latest_with_metadata = conf.take("use.latest.with.metadata")
-        if self._use_latest_with_metadata is not None and not isinstance(self._use_latest_with_metadata, dict):
+        if self._use_latest_with_metadata is not None and not isinstance(
+            self._use_latest_with_metadata, dict
+        ):
             raise ValueError("use.latest.with.metadata must be a dict value")
         strategy = conf.take("subject.name.strategy")
         if strategy is None:
@@ -289,7 +317,9 @@ class _RegistrySerde:
     def _get_reader_schema(self, subject):
         """The registered schema use.latest.with.metadata/use.latest.version select, else None."""
         if self._use_latest_with_metadata is not None:
-            return self._registry.get_latest_with_metadata(subject, self._use_latest_with_metadata, fmt=self._fmt)
+            return self._registry.get_latest_with_metadata(
+                subject, self._use_latest_with_metadata, fmt=self._fmt
+            )
         if self._use_latest_version:
             return self._registry.get_latest_version(subject, fmt=self._fmt)
         return None
@@ -325,11 +355,17 @@ class BaseSerializer(_RegistrySerde, Serializer):
         callable making it, called then).
         """
         if self._use_schema_id is not None:
-            registered = self._registry.get_schema(self._use_schema_id, subject_name=subject, fmt=self._fmt)
-            return SchemaId(self._schema_type, self._use_schema_id), _Selected(self._use_schema_id, registered)
+            registered = self._registry.get_schema(
+                self._use_schema_id, subject_name=subject, fmt=self._fmt
+            )
+            return SchemaId(self._schema_type, self._use_schema_id), _Selected(
+                self._use_schema_id, registered
+            )
         latest = self._get_reader_schema(subject) if subject is not None else None
         if latest is not None:
-            return SchemaId(self._schema_type, latest.schema_id, getattr(latest, "guid", None)), latest
+            return SchemaId(
+                self._schema_type, latest.schema_id, getattr(latest, "guid", None)
+            ), latest
         with self._lock:
             known = self._known_subjects.get(subject)
             if known is None:
@@ -338,18 +374,24 @@ class BaseSerializer(_RegistrySerde, Serializer):
                 if self._auto_register:
                     full = getattr(self._registry, "register_schema_full_response", None)
                     if full is not None:
-                        registered = full(subject, schema, normalize_schemas=self._normalize_schemas)
+                        registered = full(
+                            subject, schema, normalize_schemas=self._normalize_schemas
+                        )
                         known = (registered.schema_id, getattr(registered, "guid", None))
                     else:
-                        known = (self._registry.register_schema(
-                            subject, schema, normalize_schemas=self._normalize_schemas), None)
+                        known = (
+                            self._registry.register_schema(
+                                subject, schema, normalize_schemas=self._normalize_schemas
+                            ),
+                            None,
+                        )
                 else:
-                    registered = self._registry.lookup_schema(subject, schema,
-                                                              normalize_schemas=self._normalize_schemas)
+                    registered = self._registry.lookup_schema(
+                        subject, schema, normalize_schemas=self._normalize_schemas
+                    )
                     known = (registered.schema_id, getattr(registered, "guid", None))
                 self._known_subjects[subject] = known
         return SchemaId(self._schema_type, known[0], known[1]), None
-
 
     def _prepare(self, obj, ctx):
         """(SchemaId, selected schema or None, the value to encode) for a dict-based format."""
@@ -363,7 +405,7 @@ class BaseSerializer(_RegistrySerde, Serializer):
 
 
 class _Selected:
-    """A schema chosen by id, shaped like the registry's RegisteredSchema where the serdes use it."""
+    """A schema chosen by id, shaped like the registry's RegisteredSchema as the serdes use it."""
 
     __slots__ = ("schema_id", "schema", "guid")
 
@@ -388,9 +430,11 @@ class BaseDeserializer(_RegistrySerde, Deserializer):
     def _unframe(self, data, ctx, check_length=True):
         """(SchemaId, BytesIO positioned at the record) for ``data``."""
         if check_length and len(data) <= 5:
-            raise SerializationError("Expecting data framing of length 6 bytes or more but total data size is "
-                                     "{} bytes. This message was not produced with a Confluent Schema Registry "
-                                     "serializer".format(len(data)))
+            raise SerializationError(
+                "Expecting data framing of length 6 bytes or more but total data size is "
+                "{} bytes. This message was not produced with a Confluent Schema Registry "
+                "serializer".format(len(data))
+            )
         schema_id = SchemaId(self._schema_type)
         payload = self._schema_id_deserializer(data, ctx, schema_id)
         if isinstance(payload, bytes):
@@ -405,6 +449,7 @@ class BaseDeserializer(_RegistrySerde, Deserializer):
 
 # -- builders (SerializingProducer's key/value.serializer.builder and the consumer's) -----------
 
+
 class _SerdeBuilder:
     """Collects a serde's arguments (positionally in ``_fields`` order, by keyword or by the
     ``set_<field>`` setters, which chain) and builds it when the client is created.
@@ -418,12 +463,16 @@ class _SerdeBuilder:
 
     def __init__(self, *args, **kwargs):
         if len(args) > len(self._fields):
-            raise TypeError("{}() takes at most {} arguments".format(type(self).__name__, len(self._fields)))
+            raise TypeError(
+                "{}() takes at most {} arguments".format(type(self).__name__, len(self._fields))
+            )
         values = dict.fromkeys(self._fields)
         values.update(zip(self._fields, args))
         for name, value in kwargs.items():
             if name not in values:
-                raise TypeError("{}() got an unexpected keyword argument '{}'".format(type(self).__name__, name))
+                raise TypeError(
+                    "{}() got an unexpected keyword argument '{}'".format(type(self).__name__, name)
+                )
             values[name] = value
         self._values = values
 
@@ -440,7 +489,10 @@ class _SerdeBuilder:
         values = self._values
         client, registry_conf = values["schema_registry_client"], values["schema_registry_config"]
         if client is not None and registry_conf is not None:
-            raise ValueError("Cannot specify both a Schema Registry client and a configuration; use one or the other")
+            raise ValueError(
+                "Cannot specify both a Schema Registry client and a configuration; "
+                "use one or the other"
+            )
         owned = client is None and registry_conf is not None
         if owned:
             from .schema_registry_client import SchemaRegistryClient

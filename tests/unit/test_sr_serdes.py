@@ -5,6 +5,7 @@ one below, confluent's its MockSchemaRegistryClient), each numbering schemas fro
 bytes must match exactly. The serdes against a real registry are tested in
 tests/integration/test_schema_registry_serdes.py.
 """
+
 import io
 
 import pytest
@@ -18,10 +19,10 @@ from confluent_kafka.schema_registry import SchemaReference as CkRef  # noqa: E4
 from confluent_kafka.schema_registry import avro as ck_avro  # noqa: E402
 from confluent_kafka.schema_registry import json_schema as ck_json  # noqa: E402
 from confluent_kafka.schema_registry import protobuf as ck_pb  # noqa: E402
-from confluent_kafka.serialization import SerializationError as CkSerializationError  # noqa: E402
 from confluent_kafka.schema_registry._sync.mock_schema_registry_client import (  # noqa: E402
     MockSchemaRegistryClient,
 )
+from confluent_kafka.serialization import SerializationError as CkSerializationError  # noqa: E402
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory  # noqa: E402
 
 from confluent_binding.schema_registry import avro, json_schema, protobuf, serde  # noqa: E402
@@ -31,7 +32,13 @@ from confluent_binding.serialization import MessageField, SerializationContext, 
 
 class Registered:
     def __init__(self, schema_id, schema, subject, version):
-        self.schema_id, self.schema, self.subject, self.version, self.guid = schema_id, schema, subject, version, None
+        self.schema_id, self.schema, self.subject, self.version, self.guid = (
+            schema_id,
+            schema,
+            subject,
+            version,
+            None,
+        )
 
 
 class DictRegistry:
@@ -43,7 +50,9 @@ class DictRegistry:
         self.calls = []
 
     def _key(self, schema):
-        return schema.schema_str, tuple((r.name, r.subject, r.version) for r in schema.references or ())
+        return schema.schema_str, tuple(
+            (r.name, r.subject, r.version) for r in schema.references or ()
+        )
 
     def register_schema(self, subject, schema, normalize_schemas=False):
         self.calls.append(("register", subject))
@@ -82,12 +91,17 @@ VALUE = SerializationContext("orders", MessageField.VALUE)
 KEY = SerializationContext("orders", MessageField.KEY)
 
 USER = """{"type": "record", "name": "User", "namespace": "example",
- "fields": [{"name": "name", "type": "string"}, {"name": "age", "type": ["null", "int"], "default": null},
+ "fields": [{"name": "name", "type": "string"},
+            {"name": "age", "type": ["null", "int"], "default": null},
             {"name": "tags", "type": {"type": "array", "items": "string"}, "default": []}]}"""
-USER_RECORDS = [{"name": "ann", "age": 31, "tags": ["a", "b"]}, {"name": "żółw", "age": None, "tags": []}]
+USER_RECORDS = [
+    {"name": "ann", "age": 31, "tags": ["a", "b"]},
+    {"name": "żółw", "age": None, "tags": []},
+]
 
 
 # -- wire format ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("indexes", [[0], [1], [0, 0], [2, 1, 3], [64], [1000, 0]])
 def test_message_indexes_match_confluent(indexes):
@@ -118,28 +132,41 @@ def test_schema_id_framing():
 def test_subject_name_strategies_match_confluent():
     import confluent_kafka.schema_registry as ck_sr
 
-    for name in ("topic_subject_name_strategy", "topic_record_subject_name_strategy",
-                 "record_subject_name_strategy"):
+    for name in (
+        "topic_subject_name_strategy",
+        "topic_record_subject_name_strategy",
+        "record_subject_name_strategy",
+    ):
         for ctx in (VALUE, KEY):
             for record in ("example.User", None):
                 assert getattr(serde, name)(ctx, record) == getattr(ck_sr, name)(ctx, record)
-    with pytest.raises(ValueError, match="SerializationContext is required for topic_subject_name_strategy"):
+    with pytest.raises(
+        ValueError, match="SerializationContext is required for topic_subject_name_strategy"
+    ):
         serde.topic_subject_name_strategy(None, "x")
 
 
 # -- Avro ------------------------------------------------------------------------------------
 
+
 def pair_avro(schema_str=USER, conf=None, to_dict=None):
     ours = avro.AvroSerializer(DictRegistry(), schema_str, to_dict=to_dict, conf=conf)
-    theirs = ck_avro.AvroSerializer(MockSchemaRegistryClient({"url": "mock://"}), schema_str, to_dict=to_dict,
-                                    conf=conf)
+    theirs = ck_avro.AvroSerializer(
+        MockSchemaRegistryClient({"url": "mock://"}), schema_str, to_dict=to_dict, conf=conf
+    )
     return ours, theirs
 
 
-@pytest.mark.parametrize("schema_str,records", [
-    (USER, USER_RECORDS), ('"string"', ["x", "ü" * 100]), ('{"type": "long"}', [0, -1, 2**62]),
-    ('"bytes"', [b"\x00raw"]), ('["null", "string", "int"]', ["s", 5]),
-])
+@pytest.mark.parametrize(
+    "schema_str,records",
+    [
+        (USER, USER_RECORDS),
+        ('"string"', ["x", "ü" * 100]),
+        ('{"type": "long"}', [0, -1, 2**62]),
+        ('"bytes"', [b"\x00raw"]),
+        ('["null", "string", "int"]', ["s", 5]),
+    ],
+)
 def test_avro_bytes_match_confluent(schema_str, records):
     ours, theirs = pair_avro(schema_str)
     for record in records:
@@ -179,11 +206,19 @@ def test_avro_round_trip_both_ways_with_hooks():
 
 def test_avro_record_strategies_and_lookup():
     reg = DictRegistry()
-    ser = avro.AvroSerializer(reg, USER, conf={"subject.name.strategy": serde.record_subject_name_strategy})
+    ser = avro.AvroSerializer(
+        reg, USER, conf={"subject.name.strategy": serde.record_subject_name_strategy}
+    )
     ser(USER_RECORDS[0], VALUE)
     assert list(reg.subjects) == ["example.User"]
-    ser2 = avro.AvroSerializer(reg, USER, conf={"auto.register.schemas": False,
-                                                "subject.name.strategy": serde.topic_record_subject_name_strategy})
+    ser2 = avro.AvroSerializer(
+        reg,
+        USER,
+        conf={
+            "auto.register.schemas": False,
+            "subject.name.strategy": serde.topic_record_subject_name_strategy,
+        },
+    )
     with pytest.raises(LookupError, match="orders-example.User"):
         ser2(USER_RECORDS[0], VALUE)
     reg.register_schema("orders-example.User", avro._schema_loads(USER))
@@ -193,10 +228,15 @@ def test_avro_record_strategies_and_lookup():
 def test_avro_use_latest_version_writes_with_registered_schema():
     reg = DictRegistry()
     v1 = '{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}'
-    v2 = '{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"b","type":"int","default":7}]}'
+    v2 = (
+        '{"type":"record","name":"R","fields":[{"name":"a","type":"int"},'
+        '{"name":"b","type":"int","default":7}]}'
+    )
     reg.register_schema("orders-value", Schema(v1, "AVRO"))
     reg.register_schema("orders-value", Schema(v2, "AVRO"))
-    ser = avro.AvroSerializer(reg, v1, conf={"auto.register.schemas": False, "use.latest.version": True})
+    ser = avro.AvroSerializer(
+        reg, v1, conf={"auto.register.schemas": False, "use.latest.version": True}
+    )
     data = ser({"a": 1, "b": 2}, VALUE)
     assert data == b"\x00\x00\x00\x00\x02" + b"\x02\x04"
     assert avro.AvroDeserializer(reg, v1)(data, VALUE) == {"a": 1}
@@ -204,13 +244,22 @@ def test_avro_use_latest_version_writes_with_registered_schema():
 
 def test_avro_named_type_references():
     reg, ck_reg = DictRegistry(), MockSchemaRegistryClient({"url": "mock://"})
-    address = '{"type":"record","name":"Address","namespace":"example","fields":[{"name":"city","type":"string"}]}'
-    person = ('{"type":"record","name":"Person","namespace":"example","fields":[{"name":"home",'
-              '"type":"example.Address"},{"name":"work","type":["null","example.Address"]}]}')
+    address = (
+        '{"type":"record","name":"Address","namespace":"example",'
+        '"fields":[{"name":"city","type":"string"}]}'
+    )
+    person = (
+        '{"type":"record","name":"Person","namespace":"example","fields":[{"name":"home",'
+        '"type":"example.Address"},{"name":"work","type":["null","example.Address"]}]}'
+    )
     reg.register_schema("address", Schema(address, "AVRO"))
     ck_reg.register_schema("address", CkSchema(address, "AVRO"))
-    ours = avro.AvroSerializer(reg, Schema(person, "AVRO", [SchemaReference("example.Address", "address", 1)]))
-    theirs = ck_avro.AvroSerializer(ck_reg, CkSchema(person, "AVRO", [CkRef("example.Address", "address", 1)]))
+    ours = avro.AvroSerializer(
+        reg, Schema(person, "AVRO", [SchemaReference("example.Address", "address", 1)])
+    )
+    theirs = ck_avro.AvroSerializer(
+        ck_reg, CkSchema(person, "AVRO", [CkRef("example.Address", "address", 1)])
+    )
     record = {"home": {"city": "Oslo"}, "work": {"city": "Bergen"}}
     assert ours(record, VALUE) == theirs(record, VALUE)
     assert avro.AvroDeserializer(reg)(ours(record, VALUE), VALUE) == record
@@ -227,8 +276,11 @@ def test_avro_bad_input():
         assert (type(mine.value), str(mine.value)) == (type(ck.value), str(ck.value))
     de = avro.AvroDeserializer(reg)
     ck_de = ck_avro.AvroDeserializer(MockSchemaRegistryClient({"url": "mock://"}))
-    for data, error in ((b"\x00\x00\x00", "SerializationError"), (b"\x05" * 8, "SerializationError"),
-                        (b"\x01\x00\x00\x00\x01\x02", "ValueError")):  # magic 1: a 16-byte GUID
+    for data, error in (
+        (b"\x00\x00\x00", "SerializationError"),
+        (b"\x05" * 8, "SerializationError"),
+        (b"\x01\x00\x00\x00\x01\x02", "ValueError"),
+    ):  # magic 1: a 16-byte GUID
         with pytest.raises(Exception) as mine:
             de(data, VALUE)
         with pytest.raises(Exception) as ck:
@@ -240,8 +292,13 @@ def test_avro_bad_input():
 
 
 def test_avro_conf_errors_match_confluent():
-    for conf in ({"auto.register.schemas": "yes"}, {"use.latest.version": True},
-                 {"subject.name.strategy": 5}, {"no.such": 1}, {"use.schema.id": "1"}):
+    for conf in (
+        {"auto.register.schemas": "yes"},
+        {"use.latest.version": True},
+        {"subject.name.strategy": 5},
+        {"no.such": 1},
+        {"use.schema.id": "1"},
+    ):
         with pytest.raises(ValueError) as mine:
             avro.AvroSerializer(DictRegistry(), USER, conf=conf)
         with pytest.raises(ValueError) as ck:
@@ -251,7 +308,8 @@ def test_avro_conf_errors_match_confluent():
 
 # -- JSON Schema ------------------------------------------------------------------------------
 
-JSON_USER = """{"$schema": "http://json-schema.org/draft-07/schema#", "title": "User", "type": "object",
+JSON_USER = """{"$schema": "http://json-schema.org/draft-07/schema#", "title": "User",
+ "type": "object",
  "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
  "required": ["name"]}"""
 
@@ -282,18 +340,24 @@ def test_json_validation_errors_match_confluent():
     with pytest.raises(SerializationError, match="'name' is a required property"):
         de(b"\x00\x00\x00\x00\x01{}", VALUE)
     with pytest.raises(SerializationError, match="^Invalid magic byte$"):
-        de(b"{\"name\": \"x\"}", VALUE)
+        de(b'{"name": "x"}', VALUE)
 
 
 def test_json_refs():
     reg, ck_reg = DictRegistry(), MockSchemaRegistryClient({"url": "mock://"})
     address = '{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}'
-    order = ('{"title":"Order","type":"object","properties":{"ship_to":{"$ref":"address.json"}},'
-             '"required":["ship_to"]}')
+    order = (
+        '{"title":"Order","type":"object","properties":{"ship_to":{"$ref":"address.json"}},'
+        '"required":["ship_to"]}'
+    )
     reg.register_schema("address", Schema(address, "JSON"))
     ck_reg.register_schema("address", CkSchema(address, "JSON"))
-    ours = json_schema.JSONSerializer(Schema(order, "JSON", [SchemaReference("address.json", "address", 1)]), reg)
-    theirs = ck_json.JSONSerializer(CkSchema(order, "JSON", [CkRef("address.json", "address", 1)]), ck_reg)
+    ours = json_schema.JSONSerializer(
+        Schema(order, "JSON", [SchemaReference("address.json", "address", 1)]), reg
+    )
+    theirs = ck_json.JSONSerializer(
+        CkSchema(order, "JSON", [CkRef("address.json", "address", 1)]), ck_reg
+    )
     record = {"ship_to": {"city": "Oslo"}}
     assert ours(record, VALUE) == theirs(record, VALUE)
     with pytest.raises(SerializationError, match="'city' is a required property"):
@@ -302,15 +366,19 @@ def test_json_refs():
 
 # -- Protobuf ---------------------------------------------------------------------------------
 
+
 def build_messages():
     """Generated-style classes for two files, main.proto importing common/address.proto."""
     pool = descriptor_pool.DescriptorPool()
-    dep = descriptor_pb2.FileDescriptorProto(name="common/address.proto", package="shop", syntax="proto3")
+    dep = descriptor_pb2.FileDescriptorProto(
+        name="common/address.proto", package="shop", syntax="proto3"
+    )
     address = dep.message_type.add(name="Address")
     address.field.add(name="city", number=1, type=9, label=1)
     pool.Add(dep)
-    main = descriptor_pb2.FileDescriptorProto(name="main.proto", package="shop", syntax="proto3",
-                                              dependency=["common/address.proto"])
+    main = descriptor_pb2.FileDescriptorProto(
+        name="main.proto", package="shop", syntax="proto3", dependency=["common/address.proto"]
+    )
     first = main.message_type.add(name="First")
     first.field.add(name="id", number=1, type=3, label=1)
     order = main.message_type.add(name="Order")
@@ -321,28 +389,37 @@ def build_messages():
     line.field.add(name="sku", number=1, type=9, label=1)
     pool.Add(main)
     get = message_factory.GetMessageClass
-    return (get(pool.FindMessageTypeByName("shop.First")), get(pool.FindMessageTypeByName("shop.Order")),
-            get(pool.FindMessageTypeByName("shop.Order.Line")))
+    return (
+        get(pool.FindMessageTypeByName("shop.First")),
+        get(pool.FindMessageTypeByName("shop.Order")),
+        get(pool.FindMessageTypeByName("shop.Order.Line")),
+    )
 
 
 def test_protobuf_bytes_and_indexes_match_confluent():
     First, Order, Line = build_messages()
-    for cls, msg, indexes in ((First, First(id=5), b"\x00"), (Order, Order(id=7, note="ü", ship_to={"city": "Oslo"}),
-                                                            b"\x02\x02"), (Line, Line(sku="x"), b"\x04\x02\x00")):
+    for cls, msg, indexes in (
+        (First, First(id=5), b"\x00"),
+        (Order, Order(id=7, note="ü", ship_to={"city": "Oslo"}), b"\x02\x02"),
+        (Line, Line(sku="x"), b"\x04\x02\x00"),
+    ):
         reg, ck_reg = DictRegistry(), MockSchemaRegistryClient({"url": "mock://"})
         ours = protobuf.ProtobufSerializer(cls, reg)
         theirs = ck_pb.ProtobufSerializer(cls, ck_reg)
         data = ours(msg, VALUE)
         assert data == theirs(msg, VALUE)
-        assert data[:5 + len(indexes)] == b"\x00\x00\x00\x00\x02" + indexes
-        assert data[5 + len(indexes):] == msg.SerializeToString()
-        assert protobuf.ProtobufDeserializer(cls, {"use.deprecated.format": False})(data, VALUE) == msg
+        assert data[: 5 + len(indexes)] == b"\x00\x00\x00\x00\x02" + indexes
+        assert data[5 + len(indexes) :] == msg.SerializeToString()
+        assert (
+            protobuf.ProtobufDeserializer(cls, {"use.deprecated.format": False})(data, VALUE) == msg
+        )
         assert ck_pb.ProtobufDeserializer(cls, {"use.deprecated.format": False})(data, VALUE) == msg
         # the imported file went first, under its own name, and is referenced by the message's
         assert reg.subjects["common/address.proto"] == [1]
         refs = reg.by_id[2].references
-        assert [(r.name, r.subject, r.version) for r in refs] == [("common/address.proto",
-                                                                   "common/address.proto", 1)]
+        assert [(r.name, r.subject, r.version) for r in refs] == [
+            ("common/address.proto", "common/address.proto", 1)
+        ]
 
 
 def test_protobuf_bad_input():
@@ -365,27 +442,39 @@ def test_protobuf_bad_input():
 
 # -- builders ---------------------------------------------------------------------------------
 
+
 def test_builders_through_the_serializing_clients():
     import confluent_binding as cb
+
     from tests.unit.helpers import mock
 
     reg = DictRegistry()
     inits = []
-    builder = avro.AvroSerializerBuilder(schema_registry_client=reg).set_schema(USER).set_serializer_init(
-        inits.append)
+    builder = (
+        avro.AvroSerializerBuilder(schema_registry_client=reg)
+        .set_schema(USER)
+        .set_serializer_init(inits.append)
+    )
     assert builder.set_to_dict(None) is builder
     producer = cb.SerializingProducer(mock(**{"value.serializer.builder": builder}))
-    serializer, = inits
+    (serializer,) = inits
     assert isinstance(serializer, avro.AvroSerializer)
     reports = []
-    producer.produce("users", value=USER_RECORDS[0], on_delivery=lambda err, msg: reports.append(msg.value()))
+    producer.produce(
+        "users", value=USER_RECORDS[0], on_delivery=lambda err, msg: reports.append(msg.value())
+    )
     assert producer.flush(10) == 0
     broker = producer.list_topics(timeout=10).brokers[1]
     assert reports == [b"\x00\x00\x00\x00\x01" + b"\x06ann\x02\x3e\x04\x02a\x02b\x00"]
 
-    consumer = cb.DeserializingConsumer({
-        "bootstrap.servers": "%s:%d" % (broker.host, broker.port), "group.id": "b", "auto.offset.reset": "earliest",
-        "value.deserializer.builder": avro.AvroDeserializerBuilder(None, reg)})
+    consumer = cb.DeserializingConsumer(
+        {
+            "bootstrap.servers": "%s:%d" % (broker.host, broker.port),
+            "group.id": "b",
+            "auto.offset.reset": "earliest",
+            "value.deserializer.builder": avro.AvroDeserializerBuilder(None, reg),
+        }
+    )
     consumer.subscribe(["users"])
     msg = consumer.poll(10)
     assert msg.value() == USER_RECORDS[0]
@@ -394,11 +483,14 @@ def test_builders_through_the_serializing_clients():
 
 
 def test_builder_arguments():
-    with pytest.raises(ValueError, match="Cannot specify both a Schema Registry client and a configuration"):
+    with pytest.raises(
+        ValueError, match="Cannot specify both a Schema Registry client and a configuration"
+    ):
         json_schema.JSONSerializerBuilder({"url": "http://x"}, DictRegistry()).build({}, False)
     with pytest.raises(TypeError, match="unexpected keyword argument 'nope'"):
         protobuf.ProtobufSerializerBuilder(nope=1)
     First, _, _ = build_messages()
-    ser, conf = protobuf.ProtobufSerializerBuilder(schema_registry_client=DictRegistry(),
-                                                   message_type=First).build({"a": 1}, True)
+    ser, conf = protobuf.ProtobufSerializerBuilder(
+        schema_registry_client=DictRegistry(), message_type=First
+    ).build({"a": 1}, True)
     assert isinstance(ser, protobuf.ProtobufSerializer) and conf == {"a": 1}
