@@ -154,7 +154,8 @@ def test_references(kafka_cluster, schema_registry, make_topic):
     refs = [SchemaReference("example.Address", "address-" + tag, 1)]
     topic = make_topic()
     record = {"home": {"city": "Oslo"}}
-    produce("ours", conf, topic, [record], avro.AvroSerializer(client, Schema(person, "AVRO", refs)))
+    ser = avro.AvroSerializer(client, Schema(person, "AVRO", refs))
+    produce("ours", conf, topic, [record], ser)
     assert consume("confluent", conf, topic, 1, ck_avro.AvroDeserializer(ck_client)) == [
         ("k0", record)]
     assert consume("ours", conf, topic, 1, avro.AvroDeserializer(client)) == [("k0", record)]
