@@ -366,6 +366,9 @@ class BaseSerializer(_RegistrySerde, Serializer):
             return SchemaId(
                 self._schema_type, latest.schema_id, getattr(latest, "guid", None)
             ), latest
+        if subject is None:
+            # no subject to register under: framing then fails with "Schema ID is not set"
+            return SchemaId(self._schema_type), None
         with self._lock:
             known = self._known_subjects.get(subject)
             if known is None:

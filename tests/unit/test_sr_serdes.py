@@ -466,3 +466,11 @@ def test_builder_arguments():
         schema_registry_client=DictRegistry(), message_type=First
     ).build({"a": 1}, True)
     assert isinstance(ser, protobuf.ProtobufSerializer) and conf == {"a": 1}
+
+
+def test_no_subject_means_no_schema_id():
+    ser = avro.AvroSerializer(
+        DictRegistry(), USER, conf={"subject.name.strategy": lambda ctx, name: None}
+    )
+    with pytest.raises(SerializationError, match="^Schema ID is not set$"):
+        ser(USER_RECORDS[0], VALUE)
