@@ -418,7 +418,7 @@ def test_protobuf_bad_input():
 def test_builders_through_the_serializing_clients():
     import confluent_binding as cb
 
-    from tests.unit.helpers import mock
+    from tests.support import mock
 
     reg = DictRegistry()
     inits = []
