@@ -29,6 +29,18 @@ from .schema_registry_client import (
     SchemaRegistryClient,
     ServerConfig,
 )
+from .serde import (
+    dual_schema_id_deserializer,
+    header_schema_id_serializer,
+    prefix_schema_id_deserializer,
+    prefix_schema_id_serializer,
+    record_subject_name_strategy,
+    topic_record_subject_name_strategy,
+    topic_subject_name_strategy,
+)
+from .serde import (
+    reference_subject_name_strategy as reference_subject_name_strategy,
+)
 
 __all__ = [
     "Association",
@@ -52,4 +64,11 @@ __all__ = [
     "SchemaRegistryError",
     "SchemaReference",
     "ServerConfig",
+    "topic_subject_name_strategy",
+    "topic_record_subject_name_strategy",
+    "record_subject_name_strategy",
+    "header_schema_id_serializer",
+    "prefix_schema_id_serializer",
+    "dual_schema_id_deserializer",
+    "prefix_schema_id_deserializer",
 ]

@@ -474,3 +474,16 @@ def test_no_subject_means_no_schema_id():
     )
     with pytest.raises(SerializationError, match="^Schema ID is not set$"):
         ser(USER_RECORDS[0], VALUE)
+
+
+def test_package_exports_match_confluent():
+    import confluent_kafka.schema_registry as ck_sr
+
+    import confluent_binding.schema_registry as sr
+
+    assert sorted(sr.__all__) == sorted(ck_sr.__all__)
+    for name in list(ck_sr.__all__) + ["reference_subject_name_strategy"]:
+        assert hasattr(sr, name), name
+    for module, theirs in ((avro, ck_avro), (json_schema, ck_json), (protobuf, ck_pb)):
+        for name in module.__all__:
+            assert hasattr(theirs, name), name
