@@ -63,3 +63,35 @@ class PartitionMetadata:
 
     def __str__(self):
         return "{}".format(self.id)
+
+
+class GroupMember:
+    """A member of a group in list_groups()."""
+
+    def __init__(self):
+        self.id = None
+        self.client_id = None
+        self.client_host = None
+        self.metadata = None
+        self.assignment = None
+
+
+class GroupMetadata:
+    """A group as returned by list_groups()."""
+
+    def __init__(self):
+        self.broker = None
+        self.id = None
+        self.error = None
+        self.state = None
+        self.protocol_type = None
+        self.protocol = None
+        self.members = []
+
+    def __repr__(self):
+        if self.error is not None:
+            return "GroupMetadata({}, {})".format(self.id, self.error)
+        return "GroupMetadata({})".format(self.id)
+
+    def __str__(self):
+        return str(self.id)

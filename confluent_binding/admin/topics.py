@@ -1,0 +1,192 @@
+"""Topics: create_topics(), delete_topics(), create_partitions(), describe_topics()."""
+
+import base64
+
+from ._convert import _MISSING, check_int32, check_str_arg, parse_args, to_enum_list
+from .acls import AclOperation
+
+
+class NewTopic:
+    """A topic for create_topics().
+
+    ``NewTopic(topic, [num_partitions], [replication_factor], [replica_assignment], [config])``:
+    ``num_partitions``/``replication_factor`` -1 mean the broker's defaults (or the
+    ``replica_assignment``, a list of broker-id lists, one per partition); ``config`` is a dict
+    of topic configs. Equal, hashed and ordered by (topic, num_partitions).
+    """
+
+    __slots__ = ("_topic", "num_partitions", "replication_factor", "replica_assignment", "config")
+
+    def __init__(self, *args, **kwargs):
+        topic, num_partitions, replication_factor, replica_assignment, config = parse_args(
+            args, kwargs,
+            ("topic", "num_partitions", "replication_factor", "replica_assignment", "config"), 1)
+        self._topic = check_str_arg(topic, 1)
+        self.num_partitions = -1 if num_partitions is _MISSING else check_int32(num_partitions)
+        self.replication_factor = (-1 if replication_factor is _MISSING
+                                   else check_int32(replication_factor))
+        self.replica_assignment = None if replica_assignment is _MISSING else replica_assignment
+        if config is not _MISSING and not isinstance(config, dict):
+            raise TypeError("config must be a dict of strings")
+        self.config = None if config is _MISSING else config
+
+    @property
+    def topic(self):
+        """Topic name (read-only)."""
+        return self._topic
+
+    def _key(self):
+        return (self._topic, self.num_partitions)
+
+    def __repr__(self):
+        if self.num_partitions == -1:
+            return "NewTopic(topic=%s)" % (self._topic,)
+        return "NewTopic(topic=%s,num_partitions=%d)" % (self._topic, self.num_partitions)
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return hash(self._topic) ^ self.num_partitions
+
+    def __eq__(self, other):
+        return self._key() == other._key() if isinstance(other, NewTopic) else NotImplemented
+
+    def __ne__(self, other):
+        return self._key() != other._key() if isinstance(other, NewTopic) else NotImplemented
+
+    def __lt__(self, other):
+        return self._key() < other._key() if isinstance(other, NewTopic) else NotImplemented
+
+    def __le__(self, other):
+        return self._key() <= other._key() if isinstance(other, NewTopic) else NotImplemented
+
+    def __gt__(self, other):
+        return self._key() > other._key() if isinstance(other, NewTopic) else NotImplemented
+
+    def __ge__(self, other):
+        return self._key() >= other._key() if isinstance(other, NewTopic) else NotImplemented
+
+
+class NewPartitions:
+    """A partition-count increase for create_partitions().
+
+    ``NewPartitions(topic, new_total_count, [replica_assignment])``: ``replica_assignment`` lists
+    the broker ids of each new partition. Equal, hashed and ordered by (topic, new_total_count).
+    """
+
+    __slots__ = ("_topic", "new_total_count", "replica_assignment")
+
+    def __init__(self, *args, **kwargs):
+        topic, new_total_count, replica_assignment = parse_args(
+            args, kwargs, ("topic", "new_total_count", "replica_assignment"), 2)
+        self._topic = check_str_arg(topic, 1)
+        self.new_total_count = check_int32(new_total_count)
+        self.replica_assignment = None if replica_assignment is _MISSING else replica_assignment
+
+    @property
+    def topic(self):
+        """Topic name (read-only)."""
+        return self._topic
+
+    def _key(self):
+        return (self._topic, self.new_total_count)
+
+    def __repr__(self):
+        return "NewPartitions(topic=%s,new_total_count=%d)" % (self._topic, self.new_total_count)
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return hash(self._topic) ^ self.new_total_count
+
+    def __eq__(self, other):
+        return self._key() == other._key() if isinstance(other, NewPartitions) else NotImplemented
+
+    def __ne__(self, other):
+        return self._key() != other._key() if isinstance(other, NewPartitions) else NotImplemented
+
+    def __lt__(self, other):
+        return self._key() < other._key() if isinstance(other, NewPartitions) else NotImplemented
+
+    def __le__(self, other):
+        return self._key() <= other._key() if isinstance(other, NewPartitions) else NotImplemented
+
+    def __gt__(self, other):
+        return self._key() > other._key() if isinstance(other, NewPartitions) else NotImplemented
+
+    def __ge__(self, other):
+        return self._key() >= other._key() if isinstance(other, NewPartitions) else NotImplemented
+
+
+def _int64(value):
+    import operator
+
+    value = operator.index(value)
+    if not -(1 << 63) <= value < (1 << 63):
+        raise OverflowError("int too big to convert")
+    return value
+
+
+class Uuid:
+    """A 128-bit id (topic ids): ``Uuid(most_significant_bits, least_significant_bits)``.
+
+    ``str()``/``repr()`` give Kafka's base64 form. Unlike confluent-kafka's (which compares by
+    identity), two Uuids with the same bits are equal.
+    """
+
+    __slots__ = ("_msb", "_lsb")
+
+    def __init__(self, *args, **kwargs):
+        msb, lsb = parse_args(args, kwargs,
+                              ("most_significant_bits", "least_significant_bits"), 2)
+        self._msb = _int64(msb)
+        self._lsb = _int64(lsb)
+
+    def get_most_significant_bits(self):
+        return self._msb
+
+    def get_least_significant_bits(self):
+        return self._lsb
+
+    def __str__(self):
+        raw = (self._msb & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "big") + \
+            (self._lsb & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "big")
+        return base64.b64encode(raw).rstrip(b"=").decode("ascii")
+
+    __repr__ = __str__
+
+    def __hash__(self):
+        return hash(self._msb ^ self._lsb)
+
+    def __eq__(self, other):
+        if not isinstance(other, Uuid):
+            return NotImplemented
+        return self._msb == other._msb and self._lsb == other._lsb
+
+
+class TopicCollection:
+    """Topic names for describe_topics()."""
+
+    def __init__(self, topic_names):
+        self.topic_names = topic_names
+
+
+class TopicPartitionInfo:
+    """A partition of a TopicDescription: id, leader, replicas and in-sync replicas (Nodes)."""
+
+    def __init__(self, id, leader, replicas, isr):
+        self.id = id
+        self.leader = leader
+        self.replicas = replicas
+        self.isr = isr
+
+
+class TopicDescription:
+    """Result of describe_topics() for one topic."""
+
+    def __init__(self, name, topic_id, is_internal, partitions, authorized_operations=None):
+        self.name = name
+        self.topic_id = topic_id
+        self.is_internal = is_internal
+        self.partitions = partitions
+        self.authorized_operations = to_enum_list(authorized_operations, AclOperation)

@@ -1,0 +1,76 @@
+"""confluent-kafka's ``confluent_kafka.cimpl`` names, for programs that import from it: the
+compiled classes, the admin request types and librdkafka's enum constants."""
+
+from ._core import (
+    OFFSET_BEGINNING,
+    OFFSET_END,
+    OFFSET_INVALID,
+    OFFSET_STORED,
+    TIMESTAMP_CREATE_TIME,
+    TIMESTAMP_LOG_APPEND_TIME,
+    TIMESTAMP_NOT_AVAILABLE,
+    Consumer,
+    KafkaError,
+    Message,
+    Producer,
+    TopicPartition,
+    _AdminClientImpl,
+    libversion,
+)
+from .admin import (
+    CONFIG_SOURCE_DEFAULT_CONFIG,
+    CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG,
+    CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER_CONFIG,
+    CONFIG_SOURCE_DYNAMIC_TOPIC_CONFIG,
+    CONFIG_SOURCE_GROUP_CONFIG,
+    CONFIG_SOURCE_STATIC_BROKER_CONFIG,
+    CONFIG_SOURCE_UNKNOWN_CONFIG,
+    RESOURCE_ANY,
+    RESOURCE_BROKER,
+    RESOURCE_GROUP,
+    RESOURCE_TOPIC,
+    RESOURCE_TRANSACTIONAL_ID,
+    RESOURCE_UNKNOWN,
+    NewPartitions,
+    NewTopic,
+    Uuid,
+)
+from .admin.acls import AclOperation, AclPermissionType, ResourcePatternType
+from .admin.configs import AlterConfigOpType
+from .admin.groups import ConsumerGroupState, ConsumerGroupType
+from .admin.offsets import (
+    OFFSET_SPEC_EARLIEST,
+    OFFSET_SPEC_LATEST,
+    OFFSET_SPEC_MAX_TIMESTAMP,
+    ElectionType,
+    IsolationLevel,
+)
+from .admin.scram import ScramMechanism
+from .error import KafkaException
+from . import version  # noqa: E402  (the package is initialised before cimpl is imported)
+
+_names = {}
+for _prefix, _enum in (
+        ("ACL_OPERATION_", AclOperation), ("ACL_PERMISSION_TYPE_", AclPermissionType),
+        ("ALTER_CONFIG_OP_TYPE_", AlterConfigOpType), ("RESOURCE_PATTERN_", ResourcePatternType),
+        ("ELECTION_TYPE_", ElectionType), ("ISOLATION_LEVEL_", IsolationLevel)):
+    for _member in _enum:
+        _names[_prefix + _member.name] = _member.value
+# librdkafka's own names where confluent-kafka's enum members differ
+_names.update(
+    CONSUMER_GROUP_STATE_UNKNOWN=ConsumerGroupState.UNKNOWN.value,
+    CONSUMER_GROUP_STATE_PREPARING_REBALANCE=ConsumerGroupState.PREPARING_REBALANCING.value,
+    CONSUMER_GROUP_STATE_COMPLETING_REBALANCE=ConsumerGroupState.COMPLETING_REBALANCING.value,
+    CONSUMER_GROUP_STATE_STABLE=ConsumerGroupState.STABLE.value,
+    CONSUMER_GROUP_STATE_DEAD=ConsumerGroupState.DEAD.value,
+    CONSUMER_GROUP_STATE_EMPTY=ConsumerGroupState.EMPTY.value,
+    CONSUMER_GROUP_TYPE_UNKNOWN=ConsumerGroupType.UNKNOWN.value,
+    CONSUMER_GROUP_TYPE_CONSUMER=ConsumerGroupType.CONSUMER.value,
+    CONSUMER_GROUP_TYPE_CLASSIC=ConsumerGroupType.CLASSIC.value,
+    SCRAM_MECHANISM_UNKNOWN=ScramMechanism.UNKNOWN.value,
+    SCRAM_MECHANISM_SHA_256=ScramMechanism.SCRAM_SHA_256.value,
+    SCRAM_MECHANISM_SHA_512=ScramMechanism.SCRAM_SHA_512.value,
+)
+globals().update(_names)
+del _prefix, _enum, _member
+
