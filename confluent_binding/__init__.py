@@ -24,6 +24,10 @@ from ._core import (
 from ._model import AcknowledgeType, Messages
 from ._partitioners import consistent, fnv1a, murmur2
 from ._version import __version__
+from .admin.cluster import Node
+from .admin.groups import ConsumerGroupState, ConsumerGroupTopicPartitions, ConsumerGroupType
+from .admin.offsets import ElectionType, IsolationLevel
+from .admin.topics import TopicCollection, TopicPartitionInfo, Uuid
 from .deserializing_consumer import DeserializingConsumer
 from .deserializing_share_consumer import DeserializingShareConsumer
 from .error import (
@@ -44,6 +48,8 @@ __all__ = [
     "libversion", "version", "murmur2", "consistent", "fnv1a",
     "ShareConsumer", "DeserializingShareConsumer", "Messages", "AcknowledgeType",
     "IllegalStateException", "ConcurrentModificationException",
+    "ConsumerGroupState", "ConsumerGroupTopicPartitions", "ConsumerGroupType", "ElectionType",
+    "IsolationLevel", "Node", "TopicCollection", "TopicPartitionInfo", "Uuid",
 ]
 
 

@@ -313,7 +313,7 @@ cdef list _elected(rd_kafka_event_t *ev):
     cdef list out = []
     for i in range(n):
         tp = rd_kafka_topic_partition_result_partition(res[i])
-        out.append((_cstr(tp.topic), tp.partition,
+        out.append((_cstr(tp.topic), tp.partition, tp.offset,
                     _error_from(rd_kafka_topic_partition_result_error(res[i]))))
     return out
 
@@ -394,6 +394,7 @@ cdef class _AdminClientImpl(_Handle):
         """AdminOptions for ``api`` from the checked keyword arguments; librdkafka's range
         errors become ValueError with its reason."""
         cdef char errstr[512]
+        self._ensure_open()
         cdef rd_kafka_AdminOptions_t *o = rd_kafka_AdminOptions_new(self._rk, api)
         cdef int states[8]
         cdef int n
@@ -568,15 +569,15 @@ cdef class _AdminClientImpl(_Handle):
         self._send(RD_KAFKA_ADMIN_OP_CREATEACLS, a, future, opts)
 
     def _describe_acls(self, tuple acl_filter, future, dict opts):
-        cdef rd_kafka_AclBinding_t *f = self._acl_binding(acl_filter, True)
-        cdef rd_kafka_AdminOptions_t *o = NULL
+        cdef rd_kafka_AdminOptions_t *o = self._options(RD_KAFKA_ADMIN_OP_DESCRIBEACLS, opts)
+        cdef rd_kafka_AclBinding_t *f = NULL
         try:
-            o = self._options(RD_KAFKA_ADMIN_OP_DESCRIBEACLS, opts)
+            f = self._acl_binding(acl_filter, True)
             rd_kafka_DescribeAcls(self._rk, f, o, self._track(o, future))
         finally:
-            if o != NULL:
-                rd_kafka_AdminOptions_destroy(o)
-            rd_kafka_AclBinding_destroy(f)
+            rd_kafka_AdminOptions_destroy(o)
+            if f != NULL:
+                rd_kafka_AclBinding_destroy(f)
 
     def _delete_acls(self, list filters, future, dict opts):
         cdef _CArray a = _carray(len(filters), <void (*)(void **, size_t) noexcept nogil>

@@ -158,6 +158,13 @@ class AdminClient(_AdminClientImpl):
     def __exit__(self, *exc_info):
         self.close()
 
+    def set_sasl_credentials(self, username, password):
+        """Set the SASL PLAIN/SCRAM username and password for the next authentication."""
+        for i, value in enumerate((username, password), 1):
+            if not isinstance(value, str):
+                raise TypeError("argument %d must be str, not %s" % (i, type(value).__name__))
+        super().set_sasl_credentials(username, password)
+
     # -- topics --------------------------------------------------------------------------------
 
     def create_topics(self, new_topics, **kwargs):

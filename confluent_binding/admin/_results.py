@@ -5,7 +5,7 @@ from .._core import KafkaError, TopicPartition
 from ..error import KafkaException
 from .acls import AclBinding
 from .cluster import DescribeClusterResult, Node
-from .configs import ConfigEntry, ConfigResource, ConfigSource
+from .configs import ConfigEntry, ConfigResource
 from .groups import (
     ConsumerGroupDescription,
     ConsumerGroupListing,
@@ -66,7 +66,8 @@ def node(t):
 
 def config_entry(t):
     name, value, source, read_only, default, sensitive, synonym, synonyms = t
-    entry = ConfigEntry(name, value, source=ConfigSource(source), is_read_only=read_only,
+    # the source stays librdkafka's number, as confluent-kafka hands it out
+    entry = ConfigEntry(name, value, source=source, is_read_only=read_only,
                         is_default=default, is_sensitive=sensitive, is_synonym=synonym)
     entry.synonyms = {s[0]: config_entry(s) for s in synonyms}
     return entry
@@ -171,5 +172,10 @@ def all_scram_descriptions(results):
 
 
 def elected_leaders(results):
-    return {TopicPartition(topic, partition): None if error is None else KafkaException(error)
-            for topic, partition, error in results}
+    """{TopicPartition (carrying the error too): KafkaError or None}, as confluent-kafka."""
+    out = {}
+    for topic, partition, offset, error in results:
+        tp = TopicPartition(topic, partition, offset)
+        tp.error = error
+        out[tp] = error
+    return out

@@ -273,6 +273,9 @@ class KafkaCluster(_TopicAdmin):
       ssl: add an ``SSL`` listener with certificates made at :meth:`start`.
       sasl: add a ``SASL_PLAINTEXT`` listener (PLAIN, SCRAM-SHA-256/512; users
         in :data:`SASL_USERS`).  With both, a ``SASL_SSL`` listener too.
+      acl: enforce ACLs with KRaft's ``StandardAuthorizer``: ``User:admin`` and
+        the unauthenticated listeners' ``User:ANONYMOUS`` are super users, every
+        other principal (e.g. SASL user ``alice``) needs ACLs.
       version: Apache Kafka version (jars fetched by :func:`ensure_kafka_jars`).
       broker_properties: overrides for ``server.properties`` (``None`` value
         removes a key).
@@ -319,9 +322,11 @@ class KafkaCluster(_TopicAdmin):
         fast_startup: bool = False,
         class_data_sharing: bool = True,
         verbose: bool = False,
+        acl: bool = False,
     ):
         self.ssl = bool(ssl)
         self.sasl = bool(sasl)
+        self.acl = bool(acl)
         self.version = version
         self.broker_properties = dict(broker_properties or {})
         self._owns_workdir = workdir is None
@@ -567,6 +572,11 @@ class KafkaCluster(_TopicAdmin):
                 props[prefix + "plain.sasl.jaas.config"] = plain
                 for mech in _SCRAM_MECHANISMS:
                     props[prefix + mech.lower() + ".sasl.jaas.config"] = scram
+        if self.acl:
+            props["authorizer.class.name"] = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+            # the PLAINTEXT listeners (inter-broker, controller, tests' admin) are ANONYMOUS
+            props["super.users"] = "User:admin;User:ANONYMOUS"
+            props["allow.everyone.if.no.acl.found"] = "false"
         for k, v in self.broker_properties.items():
             if v is None:
                 props.pop(k, None)
