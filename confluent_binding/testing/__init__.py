@@ -1,13 +1,12 @@
 """Test helpers for confluent_binding: a real local Kafka broker and a pytest plugin.
 
-Pure Python (standard library only); the harness does not use the compiled client.
+The topic helpers (create, delete, inspect, readiness) use the binding's own
+:class:`~confluent_binding.admin.AdminClient`.
 
 - :class:`KafkaCluster` - single-node KRaft broker run from Maven Central jars
   (needs ``java`` 17+ and, once, ``mvn``), optional SSL / SASL listeners.
 - :class:`ExternalKafkaCluster` - same helpers for an already running cluster.
 - :func:`ensure_kafka_jars` - fetch and cache the broker jars.
-- :class:`KafkaWireClient` - minimal Kafka protocol client (ApiVersions,
-  Metadata, CreateTopics, DeleteTopics, SASL).
 - :class:`SchemaRegistryServer` - a real Schema Registry (Apicurio Registry,
   Confluent's REST API) built from Maven Central with ``mvn`` once;
   :class:`ExternalSchemaRegistry` for a running one.
@@ -23,14 +22,12 @@ from ._jars import (
     ensure_kafka_jars,
     find_kafka_jars,
 )
-from ._wire import KafkaProtocolError, KafkaWireClient
 from .cluster import (
     DEFAULT_JVM_OPTS,
     SASL_USERS,
     ExternalKafkaCluster,
     KafkaCluster,
     KafkaClusterError,
-    wire_client_for,
 )
 from .schema_registry import (
     CCOMPAT_PATH,
@@ -53,8 +50,6 @@ __all__ = [
     "KafkaCluster",
     "KafkaClusterError",
     "KafkaJarsError",
-    "KafkaProtocolError",
-    "KafkaWireClient",
     "SASL_USERS",
     "SchemaRegistryServer",
     "SchemaRegistryServerError",
@@ -65,5 +60,4 @@ __all__ = [
     "find_kafka_jars",
     "find_schema_registry_app",
     "make_test_certificates",
-    "wire_client_for",
 ]

@@ -20,7 +20,6 @@ import hashlib
 import os
 import shutil
 import socket
-import ssl as _ssl
 import subprocess
 import tempfile
 import time
@@ -33,7 +32,6 @@ from .._keywords import properties
 from . import _process
 from ._certs import TestCertificates, make_test_certificates
 from ._jars import DEFAULT_KAFKA_VERSION, cache_dir, ensure_kafka_jars
-from ._wire import ClusterMetadata, KafkaWireClient
 
 __all__ = [
     "DEFAULT_JVM_OPTS",
@@ -41,7 +39,6 @@ __all__ = [
     "KafkaCluster",
     "KafkaClusterError",
     "SASL_USERS",
-    "wire_client_for",
 ]
 
 # Kafka's own defaults from bin/kafka-run-class.sh, minus the heap (see ``heap``).
@@ -137,47 +134,30 @@ def _find_java(java: Optional[str]) -> str:
     return found
 
 
-def _ssl_context_from_config(conf: Mapping[str, Any]) -> Optional[_ssl.SSLContext]:
-    proto = str(conf.get("security.protocol", "PLAINTEXT")).upper()
-    if proto not in ("SSL", "SASL_SSL"):
-        return None
-    ctx = _ssl.create_default_context(cafile=conf.get("ssl.ca.location") or None)
-    if str(conf.get("ssl.endpoint.identification.algorithm", "https")).lower() == "none":
-        ctx.check_hostname = False
-    if str(conf.get("enable.ssl.certificate.verification", "true")).lower() in ("false", "0"):
-        ctx.check_hostname = False
-        ctx.verify_mode = _ssl.CERT_NONE
-    if conf.get("ssl.certificate.location") and conf.get("ssl.key.location"):
-        ctx.load_cert_chain(conf["ssl.certificate.location"], conf["ssl.key.location"])
-    return ctx
-
-
-def wire_client_for(conf: Mapping[str, Any], timeout: float = 10.0) -> KafkaWireClient:
-    """A (not yet connected) :class:`KafkaWireClient` for a librdkafka config dict."""
-    proto = str(conf.get("security.protocol", "PLAINTEXT")).upper()
-    kwargs: Dict[str, Any] = {"timeout": timeout, "ssl_context": _ssl_context_from_config(conf)}
-    if proto.startswith("SASL_"):
-        kwargs["sasl_mechanism"] = (conf.get("sasl.mechanisms") or conf.get("sasl.mechanism")
-                                    or "GSSAPI")
-        kwargs["sasl_username"] = conf.get("sasl.username")
-        kwargs["sasl_password"] = conf.get("sasl.password")
-    return KafkaWireClient(str(conf["bootstrap.servers"]), **kwargs)
 
 
 class _TopicAdmin:
-    """Topic helpers over the pure-Python wire client (shared by both cluster kinds)."""
+    """Topic helpers over the binding's own :class:`~confluent_binding.admin.AdminClient`
+    (shared by both cluster kinds)."""
 
     def client_config(self, _config: Optional[Mapping[str, Any]] = None, /,
                       **extra: Any) -> Dict[str, Any]:
         raise NotImplementedError
 
-    def wire_client(self, timeout: float = 10.0) -> KafkaWireClient:
-        """A connected :class:`KafkaWireClient` for :meth:`client_config`'s listener."""
-        return wire_client_for(self.client_config(), timeout=timeout).connect()
+    def admin_client(self, **extra: Any) -> Any:
+        """An :class:`~confluent_binding.admin.AdminClient` for :meth:`client_config`'s
+        listener (close it, or use it in a ``with`` block)."""
+        from ..admin import AdminClient
 
-    def metadata(self, topics: Optional[Sequence[str]] = None) -> ClusterMetadata:
-        with self.wire_client() as c:
-            return c.metadata(topics)
+        return AdminClient(self.client_config(**extra))
+
+    def metadata(self, topics: Optional[Sequence[str]] = None, timeout: float = 10) -> Any:
+        """:class:`~confluent_binding.admin.ClusterMetadata` of the whole cluster, or of the one
+        topic in ``topics``."""
+        if topics is not None and len(topics) > 1:
+            raise ValueError("metadata() takes at most one topic")
+        with self.admin_client() as a:
+            return a.list_topics(topics[0] if topics else None, timeout=timeout)
 
     def create_topic(
         self,
@@ -190,26 +170,58 @@ class _TopicAdmin:
     ) -> str:
         """Create ``name`` and wait until metadata shows every partition with a
         leader.  Returns ``name``."""
-        with self.wire_client(timeout=timeout) as c:
-            c.create_topic(
-                name,
-                partitions=partitions,
-                replication_factor=replication_factor,
-                config=config,
-                timeout=timeout,
-                exist_ok=exist_ok,
-            )
+        from ..admin import KafkaError, KafkaException, NewTopic
+
+        deadline = time.monotonic() + timeout
+        with self.admin_client() as a:
+            fut = a.create_topics(
+                [NewTopic(name, partitions, replication_factor, config=dict(config or {}))],
+                request_timeout=timeout, operation_timeout=timeout)[name]
+            expected: Optional[int] = partitions
+            try:
+                fut.result(timeout)
+            except KafkaException as e:
+                if not (exist_ok and e.args[0].code() == KafkaError.TOPIC_ALREADY_EXISTS):
+                    raise
+                expected = None  # it was there before: however many partitions it has
+            _wait_for(deadline, "topic %r to have its partitions' leaders" % name,
+                      lambda: _leaders_ready(a, name, expected))
         return name
 
     def delete_topic(self, name: str, timeout: float = 30, missing_ok: bool = True) -> None:
         """Delete ``name`` and wait until metadata no longer lists it."""
-        with self.wire_client(timeout=timeout) as c:
-            c.delete_topic(name, timeout=timeout, missing_ok=missing_ok)
+        from ..admin import KafkaError, KafkaException
+
+        deadline = time.monotonic() + timeout
+        with self.admin_client() as a:
+            try:
+                a.delete_topics([name], request_timeout=timeout,
+                                operation_timeout=timeout)[name].result(timeout)
+            except KafkaException as e:
+                if not (missing_ok and e.args[0].code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
+                    raise
+            _wait_for(deadline, "topic %r to disappear" % name,
+                      lambda: name not in a.list_topics(timeout=max(deadline - time.monotonic(), 1)).topics)
 
     def topic_partitions(self, name: str) -> Optional[int]:
         """Partition count of ``name``, or ``None`` if the topic does not exist."""
-        with self.wire_client() as c:
-            return c.topic_partitions(name)
+        with self.admin_client() as a:
+            md = a.list_topics(timeout=10).topics.get(name)
+        return None if md is None or md.error is not None else len(md.partitions)
+
+
+def _leaders_ready(admin: Any, name: str, partitions: Optional[int]) -> bool:
+    md = admin.list_topics(name, timeout=10).topics.get(name)
+    return (md is not None and md.error is None and len(md.partitions) > 0
+            and (partitions is None or len(md.partitions) == partitions)
+            and all(p.leader >= 0 and p.error is None for p in md.partitions.values()))
+
+
+def _wait_for(deadline: float, what: str, condition: Any) -> None:
+    while not condition():
+        if time.monotonic() >= deadline:
+            raise KafkaClusterError("timed out waiting for " + what)
+        time.sleep(0.05)
 
 
 class ExternalKafkaCluster(_TopicAdmin):
@@ -232,9 +244,8 @@ class ExternalKafkaCluster(_TopicAdmin):
         deadline = time.monotonic() + timeout
         while True:
             try:
-                with self.wire_client(timeout=5) as c:
-                    if c.metadata([]).brokers:
-                        return
+                if self.metadata(timeout=5).brokers:
+                    return
             except Exception as e:
                 if time.monotonic() >= deadline:
                     raise KafkaClusterError(
@@ -762,6 +773,8 @@ class KafkaCluster(_TopicAdmin):
             raise
 
     def _wait_ready(self, timeout: float) -> None:
+        from ..admin import AdminClient
+
         deadline = time.monotonic() + timeout
         last_error: Optional[BaseException] = None
         addr = "127.0.0.1:%d" % self.ports["PLAINTEXT"]
@@ -774,11 +787,11 @@ class KafkaCluster(_TopicAdmin):
                     % (rc, self.log_path, _tail(self.log_path))
                 )
             try:
-                with KafkaWireClient(addr, timeout=2.0) as c:
-                    md = c.metadata([])
-                    if self.node_id in md.brokers:
-                        return
-                    last_error = KafkaClusterError("broker not yet in metadata: %r" % md.brokers)
+                with AdminClient({"bootstrap.servers": addr, "log_level": 0}) as a:
+                    md = a.list_topics(timeout=2.0)
+                if self.node_id in md.brokers:
+                    return
+                last_error = KafkaClusterError("broker not yet in metadata: %r" % md.brokers)
             except Exception as e:  # not up yet: keep polling
                 last_error = e
             if time.monotonic() >= deadline:

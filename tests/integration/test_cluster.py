@@ -8,48 +8,21 @@ from __future__ import annotations
 
 import os
 import shutil
-import ssl
 import time
 
 import pytest
 
+from confluent_binding import KafkaError, KafkaException
+from confluent_binding.admin import AdminClient
 from confluent_binding.testing import (
     KafkaCluster,
     KafkaClusterError,
-    KafkaProtocolError,
-    KafkaWireClient,
     _jars,
     ensure_kafka_jars,
-    wire_client_for,
 )
-from confluent_binding.testing._wire import _ScramClient, parse_bootstrap_servers
 
 # ---------------------------------------------------------------------------
 # No broker needed
-
-
-def test_parse_bootstrap_servers():
-    assert parse_bootstrap_servers("a:1, b:2") == [("a", 1), ("b", 2)]
-    assert parse_bootstrap_servers("PLAINTEXT://127.0.0.1:9092") == [("127.0.0.1", 9092)]
-    assert parse_bootstrap_servers("[::1]:9093,host") == [("::1", 9093), ("host", 9092)]
-    with pytest.raises(ValueError):
-        parse_bootstrap_servers(" , ")
-
-
-def test_scram_sha256_rfc7677_vector():
-    c = _ScramClient("SCRAM-SHA-256", "user", "pencil")
-    c.cnonce = "rOprNGfwEbeRWgbNEkqO"
-    assert c.first() == b"n,,n=user,r=rOprNGfwEbeRWgbNEkqO"
-    server_first = (
-        b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"
-    )
-    assert c.final(server_first) == (
-        b"c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
-        b"p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
-    )
-    c.verify(b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=")
-    with pytest.raises(KafkaProtocolError):
-        c.verify(b"v=AAAA")
 
 
 def test_cache_dir_env(monkeypatch, tmp_path):
@@ -64,10 +37,7 @@ def test_cache_dir_env(monkeypatch, tmp_path):
 
 @pytest.mark.integration
 def test_broker_answers_metadata(kafka_cluster):
-    with kafka_cluster.wire_client() as c:
-        versions = c.api_versions()
-        assert 3 in versions and 19 in versions  # Metadata, CreateTopics
-        md = c.metadata()
+    md = kafka_cluster.metadata()
     assert md.brokers, md
     assert md.controller_id >= 0
     conf = kafka_cluster.client_config(group_id="g",
@@ -82,11 +52,11 @@ def test_create_topic_with_partitions(kafka_cluster, make_topic):
     name = make_topic(partitions=3)
     assert kafka_cluster.topic_partitions(name) == 3
     md = kafka_cluster.metadata([name])
-    assert md.topics[name].ready
     assert sorted(md.topics[name].partitions) == [0, 1, 2]
-    with pytest.raises(KafkaProtocolError) as e:
+    assert all(p.leader >= 0 for p in md.topics[name].partitions.values())
+    with pytest.raises(KafkaException) as e:
         kafka_cluster.create_topic(name, partitions=1)
-    assert e.value.error_code == 36  # TOPIC_ALREADY_EXISTS
+    assert e.value.args[0].code() == KafkaError.TOPIC_ALREADY_EXISTS
     kafka_cluster.create_topic(name, partitions=1, exist_ok=True)
 
 
@@ -142,8 +112,7 @@ def test_restart_keeps_data(private_cluster):
     assert not k.is_running
     k.restart()
     assert k.topic_partitions(name) == 2
-    with k.wire_client() as c:
-        assert c.metadata([name]).topics[name].ready
+    assert all(p.leader >= 0 for p in k.metadata([name]).topics[name].partitions.values())
 
 
 @pytest.mark.integration
@@ -182,31 +151,28 @@ def test_failed_start_reports_broker_log(kafka_libs):
 @pytest.mark.integration
 def test_ssl_and_sasl_listeners(kafka_libs):
     with KafkaCluster(ssl=True, sasl=True, libs_dir=kafka_libs, fast_startup=True) as k:
-        # SSL listener: TLS handshake verified against the generated CA and
-        # the 127.0.0.1 SAN, then a Kafka request.
+        # SSL listener: TLS verified against the generated CA and the 127.0.0.1 SAN
         conf = k.ssl_client_config()
         assert conf["security.protocol"] == "SSL"
         assert conf["bootstrap.servers"] == k.ssl_bootstrap_servers
-        ctx = ssl.create_default_context(cafile=conf["ssl.ca.location"])
-        with KafkaWireClient(k.ssl_bootstrap_servers, ssl_context=ctx) as c:
-            assert 18 in c.api_versions()  # ApiVersions
-        with wire_client_for(k.ssl_client_config(client_cert=True)) as c:
-            assert c.metadata([]).brokers
+        for conf in (conf, k.ssl_client_config(client_cert=True)):
+            with AdminClient(conf) as a:
+                assert a.list_topics(timeout=20).brokers
 
-        # SASL listener: the handshake lists the mechanisms...
-        with KafkaWireClient(k.sasl_bootstrap_servers) as c:
-            err, mechanisms = c.sasl_handshake("PLAIN")
-        assert err == 0
-        assert {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"} <= set(mechanisms)
-
-        # ...and the users can log in (SCRAM credentials were added at format time).
+        # SASL listener: the users can log in with every mechanism (SCRAM credentials were
+        # added at format time), over SASL_SSL too...
         for mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
             conf = k.sasl_client_config(mechanism, username="alice")
             assert conf["security.protocol"] == "SASL_PLAINTEXT"
-            with wire_client_for(conf) as c:
-                assert c.metadata([]).brokers
-        with wire_client_for(k.sasl_ssl_client_config("SCRAM-SHA-512")) as c:
-            assert c.metadata([]).brokers
-        with pytest.raises(KafkaProtocolError) as e:
-            wire_client_for(k.sasl_client_config("SCRAM-SHA-256", "alice", "wrong")).connect()
-        assert e.value.error_code == 58  # SASL_AUTHENTICATION_FAILED
+            with AdminClient(conf) as a:
+                assert a.list_topics(timeout=20).brokers
+        with AdminClient(k.sasl_ssl_client_config("SCRAM-SHA-512")) as a:
+            assert a.list_topics(timeout=20).brokers
+        # ...and a wrong password is refused
+        errors = []
+        with AdminClient(k.sasl_client_config("SCRAM-SHA-256", "alice", "wrong",
+                                              error_cb=errors.append, log_level=0)) as a:
+            deadline = time.monotonic() + 20
+            while not any(e.code() == KafkaError._AUTHENTICATION for e in errors):
+                assert time.monotonic() < deadline, errors
+                a.poll(0.2)

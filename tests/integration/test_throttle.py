@@ -6,14 +6,14 @@ import uuid
 import pytest
 
 import confluent_binding as kafka
+from tests.support.kafka_tools import alter_client_quota
 
 pytestmark = pytest.mark.integration
 
 
 def test_throttle_cb_served_in_poll_on_the_calling_thread(kafka_cluster, topic):
     client_id = "throttled-" + uuid.uuid4().hex[:8]
-    with kafka_cluster.wire_client() as wire:
-        wire.alter_client_quota(client_id, {"producer_byte_rate": 1024.0})
+    alter_client_quota(kafka_cluster.bootstrap_servers, client_id, {"producer_byte_rate": 1024.0})
     events = []
     p = kafka.Producer(kafka_cluster.client_config(
         **{"client.id": client_id, "log_level": 0},
@@ -36,5 +36,4 @@ def test_throttle_cb_served_in_poll_on_the_calling_thread(kafka_cluster, topic):
         assert "throttled for" in str(ev)
     finally:
         p.close(0)
-        with kafka_cluster.wire_client() as wire:
-            wire.alter_client_quota(client_id, {"producer_byte_rate": None})
+        alter_client_quota(kafka_cluster.bootstrap_servers, client_id, {"producer_byte_rate": None})

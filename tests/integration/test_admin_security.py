@@ -1,0 +1,179 @@
+"""AdminClient ACL and SCRAM requests against a broker that enforces ACLs (StandardAuthorizer)
+and authenticates SASL users: ACL create/describe/delete with filters and their effect on a
+client, SCRAM credentials upserted, used to log in, and deleted."""
+
+import uuid
+
+import pytest
+
+import confluent_binding as kafka
+from confluent_binding.admin import (
+    AclBinding,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    KafkaException,
+    ResourcePatternType,
+    ResourceType,
+    ScramCredentialInfo,
+    ScramMechanism,
+    UserScramCredentialDeletion,
+    UserScramCredentialUpsertion,
+)
+from confluent_binding.testing import KafkaCluster
+
+pytestmark = pytest.mark.integration
+
+peer = pytest.importorskip("confluent_kafka")
+import confluent_kafka.admin as peer_admin  # noqa: E402
+
+E = kafka.KafkaError
+
+
+@pytest.fixture(scope="module")
+def acl_cluster(tmp_path_factory):
+    with KafkaCluster(sasl=True, acl=True, workdir=tmp_path_factory.mktemp("acl")) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def admin(acl_cluster):
+    # the PLAINTEXT listener's principal (User:ANONYMOUS) is a super user
+    with AdminClient(acl_cluster.client_config()) as a:
+        yield a
+
+
+def _name(prefix="acl"):
+    return "%s-%s" % (prefix, uuid.uuid4().hex[:10])
+
+
+def _acl(name, op, pattern=ResourcePatternType.LITERAL, principal="User:alice"):
+    return AclBinding(ResourceType.TOPIC, name, pattern, principal, "*", op,
+                      AclPermissionType.ALLOW)
+
+
+def _produce_as(acl_cluster, user, topic, password=None, mechanism="PLAIN"):
+    """The delivery error of producing one message over SASL as ``user`` (None: delivered)."""
+    reports = []
+    p = kafka.Producer(acl_cluster.sasl_client_config(mechanism, user, password,
+                                                      **{"message.timeout.ms": 10000}))
+    p.produce(topic, b"v", on_delivery=lambda err, msg: reports.append(err))
+    p.flush(30)
+    p.close(0)
+    assert len(reports) == 1
+    return None if reports[0] is None else reports[0].code()
+
+
+def test_acl_create_describe_delete_round_trip(admin, acl_cluster):
+    base = _name()
+    literal_read = _acl(base, AclOperation.READ)
+    prefixed_write = _acl(base + "-", AclOperation.WRITE, ResourcePatternType.PREFIXED)
+    fs = admin.create_acls([literal_read, prefixed_write])
+    assert sorted(fs) == sorted([literal_read, prefixed_write])
+    assert [f.result(30) for f in fs.values()] == [None, None]
+
+    everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, "User:alice",
+                                  None, AclOperation.ANY, AclPermissionType.ANY)
+    found = admin.describe_acls(everything).result(30)
+    assert set(found) >= {literal_read, prefixed_write}
+    only_prefixed = AclBindingFilter(ResourceType.TOPIC, None, ResourcePatternType.PREFIXED,
+                                     None, None, AclOperation.ANY, AclPermissionType.ANY)
+    assert prefixed_write in admin.describe_acls(only_prefixed).result(30)
+    assert literal_read not in admin.describe_acls(only_prefixed).result(30)
+    # MATCH finds the prefixed binding for a topic name under the prefix
+    matching = AclBindingFilter(ResourceType.TOPIC, base + "-x", ResourcePatternType.MATCH, None,
+                                None, AclOperation.ANY, AclPermissionType.ANY)
+    assert admin.describe_acls(matching).result(30) == [prefixed_write]
+
+    # confluent-kafka sees the same bindings
+    peer_client = peer_admin.AdminClient(acl_cluster.client_config(log_level=0))
+    peer_found = peer_client.describe_acls(peer_admin.AclBindingFilter(
+        peer_admin.ResourceType.ANY, None, peer_admin.ResourcePatternType.ANY, "User:alice", None,
+        peer_admin.AclOperation.ANY, peer_admin.AclPermissionType.ANY)).result(30)
+    assert sorted(map(repr, found)) == sorted(map(repr, peer_found))
+
+    by_name = AclBindingFilter(ResourceType.TOPIC, base, ResourcePatternType.LITERAL, None, None,
+                               AclOperation.ANY, AclPermissionType.ANY)
+    deleted = admin.delete_acls([by_name, only_prefixed])
+    assert deleted[by_name].result(30) == [literal_read]
+    assert prefixed_write in deleted[only_prefixed].result(30)
+    assert admin.describe_acls(by_name).result(30) == []
+
+
+def test_acls_decide_what_a_user_may_do(admin, acl_cluster):
+    topic = acl_cluster.create_topic(_name("acl-topic"))
+    assert _produce_as(acl_cluster, "alice", topic) == E.TOPIC_AUTHORIZATION_FAILED
+    fs = admin.create_acls([_acl(topic, AclOperation.WRITE), _acl(topic, AclOperation.DESCRIBE)])
+    assert [f.result(30) for f in fs.values()] == [None, None]
+    assert _produce_as(acl_cluster, "alice", topic) is None
+
+
+def test_invalid_acl_is_rejected_by_the_broker(admin):
+    bad = AclBinding(ResourceType.TOPIC, "t", ResourcePatternType.LITERAL, "not-a-principal", "*",
+                     AclOperation.READ, AclPermissionType.ALLOW)
+    with pytest.raises(KafkaException) as info:
+        admin.create_acls([bad])[bad].result(30)
+    assert info.value.args[0].code() == E.INVALID_REQUEST
+
+
+def _can_log_in(acl_cluster, user, password, mechanism):
+    errors = []
+    a = AdminClient(acl_cluster.sasl_client_config(mechanism, user, password,
+                                                   error_cb=errors.append, log_level=0))
+    try:
+        try:
+            a.describe_cluster(request_timeout=10).result(20)
+            return True
+        except KafkaException:
+            pass
+        for _ in range(50):
+            if any(e.code() == E._AUTHENTICATION for e in errors):
+                return False
+            a.poll(0.2)
+        pytest.fail("neither logged in nor refused: %r" % errors)
+    finally:
+        a.close()
+
+
+def test_scram_upsert_authenticate_delete(admin, acl_cluster):
+    user, password = _name("bob"), "s3cret-" + uuid.uuid4().hex[:6]
+    upsert = UserScramCredentialUpsertion(
+        user, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 8192), password.encode(),
+        b"some-salt")
+    fs = admin.alter_user_scram_credentials([upsert])
+    assert list(fs) == [user] and fs[user].result(30) is None
+
+    described = admin.describe_user_scram_credentials([user])[user].result(30)
+    assert described.user == user
+    assert [(i.mechanism, i.iterations) for i in described.scram_credential_infos] \
+        == [(ScramMechanism.SCRAM_SHA_256, 8192)]
+    everyone = admin.describe_user_scram_credentials().result(30)
+    assert {"admin", "alice", user} <= set(everyone)
+
+    assert _can_log_in(acl_cluster, user, password, "SCRAM-SHA-256")
+    assert not _can_log_in(acl_cluster, user, "wrong", "SCRAM-SHA-256")
+    assert not _can_log_in(acl_cluster, user, password, "SCRAM-SHA-512")
+
+    fs = admin.alter_user_scram_credentials(
+        [UserScramCredentialDeletion(user, ScramMechanism.SCRAM_SHA_256)])
+    assert fs[user].result(30) is None
+    with pytest.raises(KafkaException) as info:
+        admin.describe_user_scram_credentials([user])[user].result(30)
+    assert info.value.args[0].code() == E.RESOURCE_NOT_FOUND
+    assert not _can_log_in(acl_cluster, user, password, "SCRAM-SHA-256")
+
+
+def test_deleting_a_missing_credential_fails_like_confluent(admin, acl_cluster):
+    user = _name("nobody")
+    ours = admin.alter_user_scram_credentials(
+        [UserScramCredentialDeletion(user, ScramMechanism.SCRAM_SHA_512)])[user]
+    peer_client = peer_admin.AdminClient(acl_cluster.client_config(log_level=0))
+    theirs = peer_client.alter_user_scram_credentials(
+        [peer_admin.UserScramCredentialDeletion(user, peer_admin.ScramMechanism.SCRAM_SHA_512)])[user]
+    with pytest.raises(KafkaException) as a:
+        ours.result(30)
+    with pytest.raises(peer.KafkaException) as b:
+        theirs.result(30)
+    assert a.value.args[0].code() == b.value.args[0].code() == E.RESOURCE_NOT_FOUND
+    assert a.value.args[0].str() == b.value.args[0].str()
