@@ -9,6 +9,11 @@ from includes.rdkafka_share cimport (
     rd_kafka_share_partition_offsets_list_t,
     rd_kafka_share_t,
 )
+from includes.rdkafka_admin cimport (
+    rd_kafka_AclBinding_t,
+    rd_kafka_admin_op_t,
+    rd_kafka_AdminOptions_t,
+)
 from includes.rdkafka cimport (
     rd_kafka_conf_t,
     rd_kafka_event_t,
@@ -132,6 +137,9 @@ cdef class _Handle:
     cdef int _serve_oauth(self, rd_kafka_t *rk, const char *config) except -1
     cdef int _serve_throttle(self, const char *broker_name, int32_t broker_id,
                              int throttle_ms) except -1
+    cdef int _serve_event(self, rd_kafka_event_t *ev) except -1
+    cdef int _serve_pending(self) except -1
+    cdef int _serve(self, double deadline, bint nowait) except -1
     cdef void _destroy(self) noexcept
 
 
@@ -167,7 +175,6 @@ cdef class Producer(_Handle):
     cdef int _serve_dr(self, rd_kafka_event_t *ev) except -1
     cdef int _serve_event(self, rd_kafka_event_t *ev) except -1
     cdef int _serve_pending(self) except -1
-    cdef int _serve(self, double deadline, bint nowait) except -1
     cdef void _release(self) noexcept
 
 
@@ -256,3 +263,32 @@ cdef class ShareConsumer(_Handle):
     cdef Message _share_message(self, const rd_kafka_message_t *rkm)
     cdef int _serve_ack_commit(self, rd_kafka_share_partition_offsets_list_t *parts,
                                rd_kafka_resp_err_t err) except -1
+
+# -- admin.pyx --
+
+@cython.final
+cdef class _Requests:
+    cdef void **ptr                     # librdkafka request objects of one admin API
+    cdef size_t n
+    cdef rd_kafka_admin_op_t api        # which destroy call frees them
+
+    @staticmethod
+    cdef _Requests new(rd_kafka_admin_op_t api, size_t size)
+    cdef int add(self, void *obj) except -1
+
+
+cdef class _AdminClientImpl(_Handle):
+    cdef rd_kafka_queue_t *_results     # admin results, served by the client's result thread
+    cdef dict _in_flight_requests       # request id (the options' opaque) -> its Future
+    cdef Py_ssize_t _next_id
+    cdef bint _stopped                  # close() began: the result thread ends
+
+    cdef rd_kafka_AdminOptions_t *_options(self, rd_kafka_admin_op_t api, dict opts) except NULL
+    cdef rd_kafka_queue_t *_track(self, rd_kafka_AdminOptions_t *o, object future) except NULL
+    cdef _Requests _config_resources(self, rd_kafka_admin_op_t api, list resources)
+    cdef rd_kafka_AclBinding_t *_acl_binding(self, tuple t, bint is_filter) except NULL
+    cdef int _send(self, rd_kafka_admin_op_t api, _Requests a, future, dict opts) except -1
+    cdef int _send_names(self, rd_kafka_admin_op_t api, list names, future,
+                         dict opts) except -1
+    cdef int _complete(self, rd_kafka_event_t *ev) except -1
+    cdef void _release(self) noexcept

@@ -30,6 +30,15 @@ from includes.rdkafka cimport (
     rd_kafka_controllerid,
     rd_kafka_destroy_flags,
     rd_kafka_err2str,
+    rd_kafka_event_config_string,
+    rd_kafka_event_destroy,
+    rd_kafka_event_error,
+    rd_kafka_event_error_is_fatal,
+    rd_kafka_event_error_string,
+    rd_kafka_event_log,
+    rd_kafka_event_stats,
+    rd_kafka_event_t,
+    rd_kafka_event_type,
     rd_kafka_fatal_error,
     rd_kafka_last_error,
     rd_kafka_mem_free,
@@ -43,6 +52,8 @@ from includes.rdkafka cimport (
     rd_kafka_opaque,
     rd_kafka_queue_destroy,
     rd_kafka_queue_io_event_enable,
+    rd_kafka_queue_poll,
+    rd_kafka_queue_t,
     rd_kafka_resp_err_t,
     rd_kafka_sasl_set_credentials,
     rd_kafka_set_log_queue,
@@ -307,6 +318,62 @@ cdef class _Handle:
         if self._throttle_cb is not None:
             self._throttle_cb(ThrottleEvent(_cstr(broker_name), broker_id, throttle_ms / 1000.0))
         return 0
+
+    # -- serving the main queue (Producer adds delivery reports; AdminClient uses it as is) --
+
+    cdef int _serve_event(self, rd_kafka_event_t *ev) except -1:
+        """Serve one event from the main queue and destroy it. Returns how many were served."""
+        cdef const char *fac
+        cdef const char *text
+        cdef int level
+        cdef int etype = rd_kafka_event_type(ev)
+        try:
+            if etype == RD_KAFKA_EVENT_ERROR:
+                self._serve_error(self._rk, rd_kafka_event_error(ev),
+                                  rd_kafka_event_error_string(ev),
+                                  rd_kafka_event_error_is_fatal(ev))
+            elif etype == RD_KAFKA_EVENT_LOG:
+                if rd_kafka_event_log(ev, &fac, &text, &level) == 0:
+                    self._serve_log(self._rk, level, fac, text)
+            elif etype == RD_KAFKA_EVENT_STATS:
+                self._serve_stats(rd_kafka_event_stats(ev))
+            elif etype == RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH:
+                self._serve_oauth(self._rk, rd_kafka_event_config_string(ev))
+            return 1
+        except BaseException as exc:
+            self._stash(exc)
+            return 1
+        finally:
+            rd_kafka_event_destroy(ev)
+
+    cdef int _serve_pending(self) except -1:
+        """Serve what an earlier call took but could not serve (Producer: delivery reports)."""
+        return 0
+
+    cdef int _serve(self, double deadline, bint nowait) except -1:
+        """Serve what is ready; if nothing is and not nowait, wait (GIL-free) up to deadline."""
+        cdef int served = self._serve_pending()
+        cdef int wait
+        cdef rd_kafka_event_t *ev
+        cdef rd_kafka_queue_t *q = self._queue
+        while self._exc is None and not self._blocking.shuts_out():
+            ev = rd_kafka_queue_poll(q, 0)
+            if ev == NULL:
+                if served or nowait:
+                    break
+                wait = _chunk_ms(deadline)
+                if wait == 0:
+                    break
+                with self._blocking:
+                    with nogil:
+                        ev = rd_kafka_queue_poll(q, wait)
+                if ev == NULL:
+                    self._raise_pending()
+                    PyErr_CheckSignals()
+                    continue
+            served += self._serve_event(ev)
+        self._raise_pending()
+        return served
 
     # -- shared public methods --
 

@@ -324,26 +324,11 @@ cdef class Producer(_Handle):
                     self._stash(exc)
 
     cdef int _serve_event(self, rd_kafka_event_t *ev) except -1:
-        """Serve one event from the main queue and destroy it. Returns how many were served."""
-        cdef const char *fac
-        cdef const char *text
-        cdef int level
-        cdef int etype = rd_kafka_event_type(ev)
+        """Delivery reports here; every other event as any handle serves it."""
+        if rd_kafka_event_type(ev) != RD_KAFKA_EVENT_DR:
+            return _Handle._serve_event(self, ev)
         try:
-            if etype == RD_KAFKA_EVENT_DR:
-                return self._serve_dr(ev)
-            if etype == RD_KAFKA_EVENT_ERROR:
-                self._serve_error(self._rk, rd_kafka_event_error(ev),
-                                  rd_kafka_event_error_string(ev),
-                                  rd_kafka_event_error_is_fatal(ev))
-            elif etype == RD_KAFKA_EVENT_LOG:
-                if rd_kafka_event_log(ev, &fac, &text, &level) == 0:
-                    self._serve_log(self._rk, level, fac, text)
-            elif etype == RD_KAFKA_EVENT_STATS:
-                self._serve_stats(rd_kafka_event_stats(ev))
-            elif etype == RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH:
-                self._serve_oauth(self._rk, rd_kafka_event_config_string(ev))
-            return 1
+            return self._serve_dr(ev)
         except BaseException as exc:
             self._stash(exc)
             return 1
@@ -361,31 +346,6 @@ cdef class Producer(_Handle):
             except BaseException as exc:
                 self._stash(exc)
         return n
-
-    cdef int _serve(self, double deadline, bint nowait) except -1:
-        """Serve what is ready; if nothing is and not nowait, wait (GIL-free) up to deadline."""
-        cdef int served = self._serve_pending()
-        cdef int wait
-        cdef rd_kafka_event_t *ev
-        cdef rd_kafka_queue_t *q = self._queue
-        while self._exc is None and not self._blocking.shuts_out():
-            ev = rd_kafka_queue_poll(q, 0)
-            if ev == NULL:
-                if served or nowait:
-                    break
-                wait = _chunk_ms(deadline)
-                if wait == 0:
-                    break
-                with self._blocking:
-                    with nogil:
-                        ev = rd_kafka_queue_poll(q, wait)
-                if ev == NULL:
-                    self._raise_pending()
-                    PyErr_CheckSignals()
-                    continue
-            served += self._serve_event(ev)
-        self._raise_pending()
-        return served
 
     def poll(self, timeout=-1):
         """Serve delivery reports and other callbacks; wait up to ``timeout`` seconds (-1:

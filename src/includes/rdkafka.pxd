@@ -238,9 +238,11 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
 
     rd_kafka_queue_t *rd_kafka_queue_get_main(rd_kafka_t *rk)
     rd_kafka_queue_t *rd_kafka_queue_get_consumer(rd_kafka_t *rk)
+    rd_kafka_queue_t *rd_kafka_queue_new(rd_kafka_t *rk)
     void rd_kafka_queue_destroy(rd_kafka_queue_t *rkqu)
     void rd_kafka_queue_io_event_enable(rd_kafka_queue_t *rkqu, int fd, const void *payload,
                                         size_t size)
+    void rd_kafka_queue_yield(rd_kafka_queue_t *rkqu)
     rd_kafka_resp_err_t rd_kafka_set_log_queue(rd_kafka_t *rk, rd_kafka_queue_t *rkqu)
 
     int64_t RD_KAFKA_OFFSET_BEGINNING
@@ -349,6 +351,31 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     char *rd_kafka_clusterid(rd_kafka_t *rk, int timeout_ms)
     int32_t rd_kafka_controllerid(rd_kafka_t *rk, int timeout_ms)
 
+    struct rd_kafka_group_member_info:
+        char *member_id
+        char *client_id
+        char *client_host
+        void *member_metadata
+        int member_metadata_size
+        void *member_assignment
+        int member_assignment_size
+    struct rd_kafka_group_info:
+        rd_kafka_metadata_broker_t broker
+        char *group
+        rd_kafka_resp_err_t err
+        char *state
+        char *protocol_type
+        char *protocol
+        rd_kafka_group_member_info *members
+        int member_cnt
+    struct rd_kafka_group_list:
+        rd_kafka_group_info *groups
+        int group_cnt
+    rd_kafka_resp_err_t rd_kafka_list_groups(rd_kafka_t *rk, const char *group,
+                                             const rd_kafka_group_list **grplistp,
+                                             int timeout_ms)
+    void rd_kafka_group_list_destroy(const rd_kafka_group_list *grplist)
+
     int rd_kafka_outq_len(rd_kafka_t *rk)
 
     ctypedef int rd_kafka_event_type_t
@@ -358,6 +385,27 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     int RD_KAFKA_EVENT_ERROR
     int RD_KAFKA_EVENT_STATS
     int RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH
+    int RD_KAFKA_EVENT_CREATETOPICS_RESULT
+    int RD_KAFKA_EVENT_DELETETOPICS_RESULT
+    int RD_KAFKA_EVENT_CREATEPARTITIONS_RESULT
+    int RD_KAFKA_EVENT_ALTERCONFIGS_RESULT
+    int RD_KAFKA_EVENT_DESCRIBECONFIGS_RESULT
+    int RD_KAFKA_EVENT_DELETERECORDS_RESULT
+    int RD_KAFKA_EVENT_DELETEGROUPS_RESULT
+    int RD_KAFKA_EVENT_CREATEACLS_RESULT
+    int RD_KAFKA_EVENT_DESCRIBEACLS_RESULT
+    int RD_KAFKA_EVENT_DELETEACLS_RESULT
+    int RD_KAFKA_EVENT_LISTCONSUMERGROUPS_RESULT
+    int RD_KAFKA_EVENT_DESCRIBECONSUMERGROUPS_RESULT
+    int RD_KAFKA_EVENT_LISTCONSUMERGROUPOFFSETS_RESULT
+    int RD_KAFKA_EVENT_ALTERCONSUMERGROUPOFFSETS_RESULT
+    int RD_KAFKA_EVENT_INCREMENTALALTERCONFIGS_RESULT
+    int RD_KAFKA_EVENT_DESCRIBEUSERSCRAMCREDENTIALS_RESULT
+    int RD_KAFKA_EVENT_ALTERUSERSCRAMCREDENTIALS_RESULT
+    int RD_KAFKA_EVENT_DESCRIBETOPICS_RESULT
+    int RD_KAFKA_EVENT_DESCRIBECLUSTER_RESULT
+    int RD_KAFKA_EVENT_LISTOFFSETS_RESULT
+    int RD_KAFKA_EVENT_ELECTLEADERS_RESULT
 
     rd_kafka_event_type_t rd_kafka_event_type(const rd_kafka_event_t *rkev)
     void rd_kafka_event_destroy(rd_kafka_event_t *rkev)
@@ -370,6 +418,7 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     int rd_kafka_event_log(rd_kafka_event_t *rkev, const char **fac, const char **str,
                            int *level)
     const char *rd_kafka_event_stats(rd_kafka_event_t *rkev)
+    void *rd_kafka_event_opaque(rd_kafka_event_t *rkev)
     rd_kafka_event_t *rd_kafka_queue_poll(rd_kafka_queue_t *rkqu, int timeout_ms)
     rd_kafka_resp_err_t rd_kafka_poll_set_consumer(rd_kafka_t *rk)
 

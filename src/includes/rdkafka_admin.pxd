@@ -1,15 +1,14 @@
 # Declarations from librdkafka/rdkafka.h for the AdminClient: the Admin API (requests, options,
-# result accessors, model accessors) plus the few client-API calls only the AdminClient uses (its
-# private result queue, the event opaque, the legacy group list). Header order, only what is used;
-# every function is nogil. librdkafka's admin enums are plain ints here: the values cross into
-# Python as ints and the model enums (confluent_binding.admin) name them.
+# result accessors, model accessors), in header order, only what is used; every function is nogil.
+# Most admin enums are plain ints here: the values cross into Python as ints and the model enums
+# (confluent_binding.admin) name them. (The client-API calls the AdminClient also uses, such as
+# rd_kafka_queue_new and rd_kafka_list_groups, are in rdkafka.pxd.)
 
 from libc.stdint cimport int32_t, int64_t, uint16_t
 
 from includes.rdkafka cimport (
     rd_kafka_error_t,
     rd_kafka_event_t,
-    rd_kafka_metadata_broker_t,
     rd_kafka_queue_t,
     rd_kafka_resp_err_t,
     rd_kafka_t,
@@ -23,64 +22,12 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     int64_t rd_kafka_Uuid_least_significant_bits(const rd_kafka_Uuid_t *uuid)
     int64_t rd_kafka_Uuid_most_significant_bits(const rd_kafka_Uuid_t *uuid)
 
-    rd_kafka_queue_t *rd_kafka_queue_new(rd_kafka_t *rk)
-    void rd_kafka_queue_yield(rd_kafka_queue_t *rkqu)
-
     ctypedef struct rd_kafka_Node_t:
         pass
     int rd_kafka_Node_id(const rd_kafka_Node_t *node)
     const char *rd_kafka_Node_host(const rd_kafka_Node_t *node)
     uint16_t rd_kafka_Node_port(const rd_kafka_Node_t *node)
     const char *rd_kafka_Node_rack(const rd_kafka_Node_t *node)
-
-    struct rd_kafka_group_member_info:
-        char *member_id
-        char *client_id
-        char *client_host
-        void *member_metadata
-        int member_metadata_size
-        void *member_assignment
-        int member_assignment_size
-    struct rd_kafka_group_info:
-        rd_kafka_metadata_broker_t broker
-        char *group
-        rd_kafka_resp_err_t err
-        char *state
-        char *protocol_type
-        char *protocol
-        rd_kafka_group_member_info *members
-        int member_cnt
-    struct rd_kafka_group_list:
-        rd_kafka_group_info *groups
-        int group_cnt
-    rd_kafka_resp_err_t rd_kafka_list_groups(rd_kafka_t *rk, const char *group,
-                                             const rd_kafka_group_list **grplistp, int timeout_ms)
-    void rd_kafka_group_list_destroy(const rd_kafka_group_list *grplist)
-
-    # admin result event types (rd_kafka_event_type())
-    int RD_KAFKA_EVENT_CREATETOPICS_RESULT
-    int RD_KAFKA_EVENT_DELETETOPICS_RESULT
-    int RD_KAFKA_EVENT_CREATEPARTITIONS_RESULT
-    int RD_KAFKA_EVENT_ALTERCONFIGS_RESULT
-    int RD_KAFKA_EVENT_DESCRIBECONFIGS_RESULT
-    int RD_KAFKA_EVENT_DELETERECORDS_RESULT
-    int RD_KAFKA_EVENT_DELETEGROUPS_RESULT
-    int RD_KAFKA_EVENT_CREATEACLS_RESULT
-    int RD_KAFKA_EVENT_DESCRIBEACLS_RESULT
-    int RD_KAFKA_EVENT_DELETEACLS_RESULT
-    int RD_KAFKA_EVENT_LISTCONSUMERGROUPS_RESULT
-    int RD_KAFKA_EVENT_DESCRIBECONSUMERGROUPS_RESULT
-    int RD_KAFKA_EVENT_LISTCONSUMERGROUPOFFSETS_RESULT
-    int RD_KAFKA_EVENT_ALTERCONSUMERGROUPOFFSETS_RESULT
-    int RD_KAFKA_EVENT_INCREMENTALALTERCONFIGS_RESULT
-    int RD_KAFKA_EVENT_DESCRIBEUSERSCRAMCREDENTIALS_RESULT
-    int RD_KAFKA_EVENT_ALTERUSERSCRAMCREDENTIALS_RESULT
-    int RD_KAFKA_EVENT_DESCRIBETOPICS_RESULT
-    int RD_KAFKA_EVENT_DESCRIBECLUSTER_RESULT
-    int RD_KAFKA_EVENT_LISTOFFSETS_RESULT
-    int RD_KAFKA_EVENT_ELECTLEADERS_RESULT
-
-    void *rd_kafka_event_opaque(rd_kafka_event_t *rkev)
 
     # results are const views into the event; one opaque typedef each is enough for Cython
     ctypedef struct rd_kafka_CreateTopics_result_t:
@@ -204,8 +151,10 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
         RD_KAFKA_ADMIN_OP_LISTOFFSETS
         RD_KAFKA_ADMIN_OP_ELECTLEADERS
 
-    ctypedef int rd_kafka_consumer_group_state_t
-    ctypedef int rd_kafka_consumer_group_type_t
+    ctypedef enum rd_kafka_consumer_group_state_t:
+        RD_KAFKA_CONSUMER_GROUP_STATE_UNKNOWN
+    ctypedef enum rd_kafka_consumer_group_type_t:
+        RD_KAFKA_CONSUMER_GROUP_TYPE_UNKNOWN
     ctypedef int rd_kafka_IsolationLevel_t
     ctypedef int rd_kafka_ConfigSource_t
     ctypedef int rd_kafka_ResourceType_t
