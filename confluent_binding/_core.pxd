@@ -266,6 +266,7 @@ cdef class ShareConsumer(_Handle):
 
 # -- admin.pyx --
 
+
 @cython.final
 cdef class _Requests:
     cdef void **ptr                     # librdkafka request objects of one admin API

@@ -1,11 +1,16 @@
 """confluent-kafka's ``confluent_kafka.cimpl`` names, for programs that import from it: the
 compiled classes, the admin request types and librdkafka's enum constants."""
 
+# the package is initialised before cimpl is imported
+from . import version
 from ._core import (
     OFFSET_BEGINNING,
     OFFSET_END,
     OFFSET_INVALID,
     OFFSET_STORED,
+    SHARE_ACKNOWLEDGE_TYPE_ACCEPT,
+    SHARE_ACKNOWLEDGE_TYPE_REJECT,
+    SHARE_ACKNOWLEDGE_TYPE_RELEASE,
     TIMESTAMP_CREATE_TIME,
     TIMESTAMP_LOG_APPEND_TIME,
     TIMESTAMP_NOT_AVAILABLE,
@@ -13,10 +18,12 @@ from ._core import (
     KafkaError,
     Message,
     Producer,
+    ShareConsumer,
     TopicPartition,
     _AdminClientImpl,
     libversion,
 )
+from ._partitioners import consistent, fnv1a, murmur2
 from .admin import (
     CONFIG_SOURCE_DEFAULT_CONFIG,
     CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG,
@@ -46,8 +53,25 @@ from .admin.offsets import (
     IsolationLevel,
 )
 from .admin.scram import ScramMechanism
-from .error import KafkaException
-from . import version  # noqa: E402  (the package is initialised before cimpl is imported)
+from .error import ConcurrentModificationException, IllegalStateException, KafkaException
+
+__all__ = [
+    "OFFSET_BEGINNING", "OFFSET_END", "OFFSET_INVALID", "OFFSET_STORED",
+    "SHARE_ACKNOWLEDGE_TYPE_ACCEPT", "SHARE_ACKNOWLEDGE_TYPE_REJECT",
+    "SHARE_ACKNOWLEDGE_TYPE_RELEASE",
+    "TIMESTAMP_CREATE_TIME", "TIMESTAMP_LOG_APPEND_TIME", "TIMESTAMP_NOT_AVAILABLE",
+    "Consumer", "KafkaError", "Message", "Producer", "ShareConsumer", "TopicPartition",
+    "_AdminClientImpl", "libversion", "version", "consistent", "fnv1a", "murmur2",
+    "KafkaException", "IllegalStateException", "ConcurrentModificationException",
+    "CONFIG_SOURCE_DEFAULT_CONFIG", "CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG",
+    "CONFIG_SOURCE_DYNAMIC_DEFAULT_BROKER_CONFIG", "CONFIG_SOURCE_DYNAMIC_TOPIC_CONFIG",
+    "CONFIG_SOURCE_GROUP_CONFIG", "CONFIG_SOURCE_STATIC_BROKER_CONFIG",
+    "CONFIG_SOURCE_UNKNOWN_CONFIG",
+    "RESOURCE_ANY", "RESOURCE_BROKER", "RESOURCE_GROUP", "RESOURCE_TOPIC",
+    "RESOURCE_TRANSACTIONAL_ID", "RESOURCE_UNKNOWN",
+    "NewPartitions", "NewTopic", "Uuid",
+    "OFFSET_SPEC_EARLIEST", "OFFSET_SPEC_LATEST", "OFFSET_SPEC_MAX_TIMESTAMP",
+]
 
 _names = {}
 for _prefix, _enum in (
@@ -72,5 +96,6 @@ _names.update(
     SCRAM_MECHANISM_SHA_512=ScramMechanism.SCRAM_SHA_512.value,
 )
 globals().update(_names)
-del _prefix, _enum, _member
+__all__ += sorted(_names)
+del _prefix, _enum, _member, _names
 

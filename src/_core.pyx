@@ -17,8 +17,8 @@ include "producer.pyx"
 include "consumer.pyx"
 include "arrow.pyx"         # columnar consume: messages into Arrow buffers
 include "share_consumer.pyx"  # ShareConsumer (one rd_kafka_share_t), KIP-932 share groups
-include "admin_types.pyx" # admin result events -> plain Python data
-include "admin.pyx"       # _AdminClientImpl: admin requests, the result queue
+include "admin_types.pyx"  # admin result events -> plain Python data
+include "admin.pyx"        # _AdminClientImpl: admin requests, the result queue
 
 
 def libversion():

@@ -13,7 +13,6 @@ from includes.rdkafka cimport (
     RD_KAFKA_PRODUCER,
     RD_KAFKA_RESP_ERR__DESTROY,
     RD_KAFKA_RESP_ERR__INVALID_ARG,
-    rd_kafka_destroy,
     rd_kafka_event_destroy,
     rd_kafka_event_error,
     rd_kafka_event_error_string,
@@ -32,7 +31,6 @@ from includes.rdkafka cimport (
     rd_kafka_queue_t,
     rd_kafka_queue_yield,
     rd_kafka_resp_err_t,
-    rd_kafka_t,
     rd_kafka_topic_partition_list_add,
     rd_kafka_topic_partition_t,
 )
@@ -334,7 +332,8 @@ cdef class _AdminClientImpl(_Handle):
 
     def _describe_configs(self, list resources, future, dict opts):
         self._send(RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS,
-                   self._config_resources(RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, resources), future, opts)
+                   self._config_resources(RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, resources),
+                   future, opts)
 
     def _alter_configs(self, list resources, future, dict opts):
         cdef _Requests a = self._config_resources(RD_KAFKA_ADMIN_OP_ALTERCONFIGS, resources)
@@ -499,7 +498,7 @@ cdef class _AdminClientImpl(_Handle):
 
     def _alter_user_scram_credentials(self, list alterations, future, dict opts):
         cdef _Requests a = _Requests.new(RD_KAFKA_ADMIN_OP_ALTERUSERSCRAMCREDENTIALS,
-                                      len(alterations))
+                                         len(alterations))
         cdef bytes password, salt
         for user, mechanism, iterations, password, salt in alterations:
             if iterations is None:

@@ -2,8 +2,6 @@
 # lists (the shapes confluent_binding.admin._results turns into the model types). Everything is
 # copied out; the event is destroyed by the caller.
 
-from libc.stdint cimport int64_t
-
 from includes.rdkafka cimport (
     RD_KAFKA_EVENT_ALTERCONFIGS_RESULT,
     RD_KAFKA_EVENT_ALTERCONSUMERGROUPOFFSETS_RESULT,
@@ -293,7 +291,8 @@ cdef object _topic_description(const rd_kafka_TopicDescription_t *t):
     if err is not None:
         return err
     cdef size_t i, nparts = 0, nops = 0, nrep, nisr
-    cdef const rd_kafka_TopicPartitionInfo_t **parts = rd_kafka_TopicDescription_partitions(t, &nparts)
+    cdef const rd_kafka_TopicPartitionInfo_t **parts = \
+        rd_kafka_TopicDescription_partitions(t, &nparts)
     cdef const rd_kafka_Node_t **rep
     cdef const rd_kafka_Node_t **isr
     cdef list partitions = []
@@ -305,7 +304,8 @@ cdef object _topic_description(const rd_kafka_TopicDescription_t *t):
                            _node(rd_kafka_TopicPartitionInfo_leader(parts[i])),
                            _nodes(rep, nrep), _nodes(isr, nisr)))
     cdef const rd_kafka_Uuid_t *uid = rd_kafka_TopicDescription_topic_id(t)
-    cdef const rd_kafka_AclOperation_t *ops = rd_kafka_TopicDescription_authorized_operations(t, &nops)
+    cdef const rd_kafka_AclOperation_t *ops = \
+        rd_kafka_TopicDescription_authorized_operations(t, &nops)
     return (_cstr(rd_kafka_TopicDescription_name(t)),
             (rd_kafka_Uuid_most_significant_bits(uid), rd_kafka_Uuid_least_significant_bits(uid)),
             bool(rd_kafka_TopicDescription_is_internal(t)), partitions, _operations(ops, nops))
@@ -384,7 +384,8 @@ cdef object _admin_result(rd_kafka_event_t *ev):
         responses = rd_kafka_AlterUserScramCredentials_result_responses(
             rd_kafka_event_AlterUserScramCredentials_result(ev), &n)
         return [(_cstr(rd_kafka_AlterUserScramCredentials_result_response_user(responses[i])),
-                 _kafka_error_of(rd_kafka_AlterUserScramCredentials_result_response_error(responses[i])))
+                 _kafka_error_of(
+                     rd_kafka_AlterUserScramCredentials_result_response_error(responses[i])))
                 for i in range(n)]
     if etype == RD_KAFKA_EVENT_ELECTLEADERS_RESULT:
         return _elected(ev)
@@ -410,8 +411,10 @@ cdef list _deleted_acls(rd_kafka_event_t *ev):
 
 cdef tuple _listed_groups(rd_kafka_event_t *ev):
     cdef size_t i, n = 0, ne = 0
-    cdef const rd_kafka_ListConsumerGroups_result_t *res = rd_kafka_event_ListConsumerGroups_result(ev)
-    cdef const rd_kafka_ConsumerGroupListing_t **valid = rd_kafka_ListConsumerGroups_result_valid(res, &n)
+    cdef const rd_kafka_ListConsumerGroups_result_t *res = \
+        rd_kafka_event_ListConsumerGroups_result(ev)
+    cdef const rd_kafka_ConsumerGroupListing_t **valid = \
+        rd_kafka_ListConsumerGroups_result_valid(res, &n)
     cdef const rd_kafka_error_t **errors = rd_kafka_ListConsumerGroups_result_errors(res, &ne)
     return ([(_cstr(rd_kafka_ConsumerGroupListing_group_id(valid[i])),
               bool(rd_kafka_ConsumerGroupListing_is_simple_consumer_group(valid[i])),

@@ -15,7 +15,14 @@ from ._metadata import (
     PartitionMetadata,
     TopicMetadata,
 )
-from .acls import AclBinding, AclBindingFilter, AclOperation, AclPermissionType, ResourcePatternType, ResourceType
+from .acls import (
+    AclBinding,
+    AclBindingFilter,
+    AclOperation,
+    AclPermissionType,
+    ResourcePatternType,
+    ResourceType,
+)
 from .cluster import DescribeClusterResult, Node
 from .configs import AlterConfigOpType, ConfigEntry, ConfigResource, ConfigSource
 from .groups import (
@@ -37,7 +44,14 @@ from .scram import (
     UserScramCredentialsDescription,
     UserScramCredentialUpsertion,
 )
-from .topics import NewPartitions, NewTopic, TopicCollection, TopicDescription, TopicPartitionInfo, Uuid
+from .topics import (
+    NewPartitions,
+    NewTopic,
+    TopicCollection,
+    TopicDescription,
+    TopicPartitionInfo,
+    Uuid,
+)
 
 # confluent-kafka's module-level constants (librdkafka's enum values)
 CONFIG_SOURCE_UNKNOWN_CONFIG = ConfigSource.UNKNOWN_CONFIG.value

@@ -10,7 +10,8 @@ def to_enum(value, enum_class):
         try:
             return enum_class[value.upper()]
         except KeyError:
-            raise ValueError('Unknown value "%s": should be a %s' % (value, enum_class.__name__)) from None
+            raise ValueError('Unknown value "%s": should be a %s'
+                             % (value, enum_class.__name__)) from None
     if isinstance(value, int):
         return enum_class(value)
     if not isinstance(value, enum_class):

@@ -151,8 +151,9 @@ def keyed_by_user(results):
 
 def listed_offsets(results):
     for topic, partition, error, offset, timestamp, leader_epoch in results:
-        yield (TopicPartition(topic, partition),
-               error if error is not None else ListOffsetsResultInfo(offset, timestamp, leader_epoch))
+        info = error if error is not None else ListOffsetsResultInfo(offset, timestamp,
+                                                                     leader_epoch)
+        yield TopicPartition(topic, partition), info
 
 
 def deleted_records(results):

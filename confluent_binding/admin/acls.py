@@ -1,6 +1,7 @@
 """ACL bindings and filters: create_acls(), describe_acls(), delete_acls()."""
 
 import functools
+from typing import Tuple
 
 from ._convert import OrderedEnum, to_enum
 
@@ -64,7 +65,7 @@ class AclBinding:
     The enum arguments accept a member, its name or its number.
     """
 
-    _required = _FIELDS
+    _required: Tuple[str, ...] = _FIELDS
     _forbidden = {
         "restype": (ResourceType.ANY,),
         "resource_pattern_type": (ResourcePatternType.ANY, ResourcePatternType.MATCH),
@@ -92,7 +93,8 @@ class AclBinding:
         for field, forbidden in self._forbidden.items():
             member = getattr(self, field)
             if member in forbidden:
-                raise ValueError("Cannot use enum %s, value %s in this class" % (field, member.name))
+                raise ValueError("Cannot use enum %s, value %s in this class"
+                                 % (field, member.name))
         self.restype_int = self.restype.value
         self.resource_pattern_type_int = self.resource_pattern_type.value
         self.operation_int = self.operation.value

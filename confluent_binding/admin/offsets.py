@@ -1,5 +1,7 @@
 """Offsets and records: list_offsets(), delete_records(), elect_leaders()."""
 
+from typing import Dict
+
 from ._convert import OrderedEnum
 
 
@@ -31,7 +33,7 @@ class OffsetSpec:
     -3 max timestamp) and ``for_timestamp(n)`` otherwise. Specs order by their value.
     """
 
-    _specials = {}
+    _specials: Dict[int, "OffsetSpec"] = {}
 
     def __new__(cls, index):
         if index < 0:
@@ -75,7 +77,7 @@ class TimestampSpec(OffsetSpec):
 
 
 class _SpecialSpec(OffsetSpec):
-    _number = None
+    _number: int
 
     def __new__(cls):
         return object.__new__(cls)
@@ -103,7 +105,8 @@ class EarliestSpec(_SpecialSpec):
     _number = OFFSET_SPEC_EARLIEST
 
 
-OffsetSpec._specials.update({cls._number: cls() for cls in (MaxTimestampSpec, LatestSpec, EarliestSpec)})
+OffsetSpec._specials.update(
+    {cls._number: cls() for cls in (MaxTimestampSpec, LatestSpec, EarliestSpec)})
 
 
 class ListOffsetsResultInfo:

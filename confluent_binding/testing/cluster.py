@@ -200,8 +200,11 @@ class _TopicAdmin:
             except KafkaException as e:
                 if not (missing_ok and e.args[0].code() == KafkaError.UNKNOWN_TOPIC_OR_PART):
                     raise
-            _wait_for(deadline, "topic %r to disappear" % name,
-                      lambda: name not in a.list_topics(timeout=max(deadline - time.monotonic(), 1)).topics)
+
+            def gone():
+                return name not in a.list_topics(
+                    timeout=max(deadline - time.monotonic(), 1)).topics
+            _wait_for(deadline, "topic %r to disappear" % name, gone)
 
     def topic_partitions(self, name: str) -> Optional[int]:
         """Partition count of ``name``, or ``None`` if the topic does not exist."""
@@ -584,7 +587,8 @@ class KafkaCluster(_TopicAdmin):
                 for mech in _SCRAM_MECHANISMS:
                     props[prefix + mech.lower() + ".sasl.jaas.config"] = scram
         if self.acl:
-            props["authorizer.class.name"] = "org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+            props["authorizer.class.name"] = (
+                "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
             # the PLAINTEXT listeners (inter-broker, controller, tests' admin) are ANONYMOUS
             props["super.users"] = "User:admin;User:ANONYMOUS"
             props["allow.everyone.if.no.acl.found"] = "false"

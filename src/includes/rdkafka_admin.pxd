@@ -82,7 +82,8 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
         rd_kafka_event_t *rkev)
     const rd_kafka_DescribeConfigs_result_t *rd_kafka_event_DescribeConfigs_result(
         rd_kafka_event_t *rkev)
-    const rd_kafka_DeleteRecords_result_t *rd_kafka_event_DeleteRecords_result(rd_kafka_event_t *rkev)
+    const rd_kafka_DeleteRecords_result_t * \
+        rd_kafka_event_DeleteRecords_result(rd_kafka_event_t *rkev)
     const rd_kafka_ListConsumerGroups_result_t *rd_kafka_event_ListConsumerGroups_result(
         rd_kafka_event_t *rkev)
     const rd_kafka_DescribeConsumerGroups_result_t *rd_kafka_event_DescribeConsumerGroups_result(
@@ -95,15 +96,15 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     const rd_kafka_CreateAcls_result_t *rd_kafka_event_CreateAcls_result(rd_kafka_event_t *rkev)
     const rd_kafka_DescribeAcls_result_t *rd_kafka_event_DescribeAcls_result(rd_kafka_event_t *rkev)
     const rd_kafka_DeleteAcls_result_t *rd_kafka_event_DeleteAcls_result(rd_kafka_event_t *rkev)
-    const rd_kafka_ListConsumerGroupOffsets_result_t *rd_kafka_event_ListConsumerGroupOffsets_result(
-        rd_kafka_event_t *rkev)
-    const rd_kafka_AlterConsumerGroupOffsets_result_t *rd_kafka_event_AlterConsumerGroupOffsets_result(
-        rd_kafka_event_t *rkev)
+    const rd_kafka_ListConsumerGroupOffsets_result_t * \
+        rd_kafka_event_ListConsumerGroupOffsets_result(rd_kafka_event_t *rkev)
+    const rd_kafka_AlterConsumerGroupOffsets_result_t * \
+        rd_kafka_event_AlterConsumerGroupOffsets_result(rd_kafka_event_t *rkev)
     const rd_kafka_ListOffsets_result_t *rd_kafka_event_ListOffsets_result(rd_kafka_event_t *rkev)
-    const rd_kafka_DescribeUserScramCredentials_result_t *rd_kafka_event_DescribeUserScramCredentials_result(
-        rd_kafka_event_t *rkev)
-    const rd_kafka_AlterUserScramCredentials_result_t *rd_kafka_event_AlterUserScramCredentials_result(
-        rd_kafka_event_t *rkev)
+    const rd_kafka_DescribeUserScramCredentials_result_t * \
+        rd_kafka_event_DescribeUserScramCredentials_result(rd_kafka_event_t *rkev)
+    const rd_kafka_AlterUserScramCredentials_result_t * \
+        rd_kafka_event_AlterUserScramCredentials_result(rd_kafka_event_t *rkev)
     const rd_kafka_ElectLeaders_result_t *rd_kafka_event_ElectLeaders_result(rd_kafka_event_t *rkev)
 
     ctypedef struct rd_kafka_topic_result_t:
@@ -243,8 +244,9 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     int rd_kafka_ConfigEntry_is_default(const rd_kafka_ConfigEntry_t *entry)
     int rd_kafka_ConfigEntry_is_sensitive(const rd_kafka_ConfigEntry_t *entry)
     int rd_kafka_ConfigEntry_is_synonym(const rd_kafka_ConfigEntry_t *entry)
-    const rd_kafka_ConfigEntry_t **rd_kafka_ConfigEntry_synonyms(const rd_kafka_ConfigEntry_t *entry,
-                                                                 size_t *cntp)
+    const rd_kafka_ConfigEntry_t ** \
+        rd_kafka_ConfigEntry_synonyms(const rd_kafka_ConfigEntry_t *entry,
+                                      size_t *cntp)
 
     ctypedef struct rd_kafka_ConfigResource_t:
         pass
@@ -454,10 +456,12 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
         const rd_kafka_UserScramCredentialsDescription_t *d)
     size_t rd_kafka_UserScramCredentialsDescription_scramcredentialinfo_count(
         const rd_kafka_UserScramCredentialsDescription_t *d)
-    const rd_kafka_ScramCredentialInfo_t *rd_kafka_UserScramCredentialsDescription_scramcredentialinfo(
-        const rd_kafka_UserScramCredentialsDescription_t *d, size_t idx)
-    const rd_kafka_UserScramCredentialsDescription_t **rd_kafka_DescribeUserScramCredentials_result_descriptions(
-        const rd_kafka_DescribeUserScramCredentials_result_t *result, size_t *cntp)
+    const rd_kafka_ScramCredentialInfo_t * \
+        rd_kafka_UserScramCredentialsDescription_scramcredentialinfo(
+            const rd_kafka_UserScramCredentialsDescription_t *d, size_t idx)
+    const rd_kafka_UserScramCredentialsDescription_t ** \
+        rd_kafka_DescribeUserScramCredentials_result_descriptions(
+            const rd_kafka_DescribeUserScramCredentials_result_t *result, size_t *cntp)
     void rd_kafka_DescribeUserScramCredentials(rd_kafka_t *rk, const char **users, size_t user_cnt,
                                                const rd_kafka_AdminOptions_t *options,
                                                rd_kafka_queue_t *rkqu)
@@ -473,8 +477,9 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
         const rd_kafka_AlterUserScramCredentials_result_response_t *response)
     const rd_kafka_error_t *rd_kafka_AlterUserScramCredentials_result_response_error(
         const rd_kafka_AlterUserScramCredentials_result_response_t *response)
-    const rd_kafka_AlterUserScramCredentials_result_response_t **rd_kafka_AlterUserScramCredentials_result_responses(
-        const rd_kafka_AlterUserScramCredentials_result_t *result, size_t *cntp)
+    const rd_kafka_AlterUserScramCredentials_result_response_t ** \
+        rd_kafka_AlterUserScramCredentials_result_responses(
+            const rd_kafka_AlterUserScramCredentials_result_t *result, size_t *cntp)
     void rd_kafka_AlterUserScramCredentials(rd_kafka_t *rk,
                                             rd_kafka_UserScramCredentialAlteration_t **alterations,
                                             size_t alteration_cnt,

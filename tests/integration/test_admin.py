@@ -12,6 +12,15 @@ import warnings
 import pytest
 
 import confluent_binding as kafka
+from confluent_binding import (
+    ConsumerGroupState,
+    ConsumerGroupTopicPartitions,
+    ConsumerGroupType,
+    ElectionType,
+    IsolationLevel,
+    TopicCollection,
+    TopicPartition,
+)
 from confluent_binding.admin import (
     AdminClient,
     AlterConfigOpType,
@@ -23,15 +32,6 @@ from confluent_binding.admin import (
     NewTopic,
     OffsetSpec,
     ResourceType,
-)
-from confluent_binding import (
-    ConsumerGroupState,
-    ConsumerGroupTopicPartitions,
-    ConsumerGroupType,
-    ElectionType,
-    IsolationLevel,
-    TopicCollection,
-    TopicPartition,
 )
 
 pytestmark = pytest.mark.integration
@@ -112,8 +112,9 @@ def _same(ours, theirs):
 
 def test_create_describe_delete_topics(admin, kafka_cluster):
     a, b = _name(), _name()
-    fs = admin.create_topics([NewTopic(a, 3, 1), NewTopic(b, 1, 1, config={"cleanup.policy": "compact"})],
-                             operation_timeout=30)
+    fs = admin.create_topics(
+        [NewTopic(a, 3, 1), NewTopic(b, 1, 1, config={"cleanup.policy": "compact"})],
+        operation_timeout=30)
     assert sorted(fs) == sorted([a, b])
     assert [_result(f) for f in fs.values()] == [None, None]
     md = admin.list_topics(timeout=10)
@@ -170,7 +171,8 @@ def test_unknown_topic_described_like_confluent(admin, peer_client):
 def test_describe_topics_like_confluent(admin, peer_client, kafka_cluster):
     t = kafka_cluster.create_topic(_name(), partitions=2)
     _same(admin.describe_topics(TopicCollection([t]), include_authorized_operations=True),
-          peer_client.describe_topics(peer.TopicCollection([t]), include_authorized_operations=True))
+          peer_client.describe_topics(peer.TopicCollection([t]),
+                                      include_authorized_operations=True))
 
 
 # -- cluster ------------------------------------------------------------------------------------
@@ -188,13 +190,16 @@ def test_describe_cluster(admin, peer_client):
 
 def test_describe_configs_like_confluent(admin, peer_client, kafka_cluster):
     t = kafka_cluster.create_topic(_name(), config={"retention.ms": "12345"})
-    ours = admin.describe_configs([ConfigResource("topic", t), ConfigResource(ResourceType.BROKER, "1")])
-    theirs = peer_client.describe_configs([peer_admin.ConfigResource("topic", t),
-                                           peer_admin.ConfigResource(peer_admin.ResourceType.BROKER, "1")])
+    ours = admin.describe_configs([ConfigResource("topic", t),
+                                   ConfigResource(ResourceType.BROKER, "1")])
+    theirs = peer_client.describe_configs(
+        [peer_admin.ConfigResource("topic", t),
+         peer_admin.ConfigResource(peer_admin.ResourceType.BROKER, "1")])
     _same(ours, theirs)
     entries = _result(ours[ConfigResource("topic", t)])
     assert entries["retention.ms"].value == "12345"
-    assert entries["retention.ms"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value  # a number, as in confluent-kafka
+    # a number, as in confluent-kafka
+    assert entries["retention.ms"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
     assert entries["compression.type"].is_default
 
 
@@ -209,15 +214,16 @@ def test_incremental_alter_configs_set_delete_append_subtract(admin, kafka_clust
     def described():
         return _result(admin.describe_configs([res])[res])
 
-    assert alter(ConfigEntry("cleanup.policy", "compact", incremental_operation=AlterConfigOpType.SET),
-                 ConfigEntry("retention.ms", None, incremental_operation=AlterConfigOpType.DELETE)) is None
+    op = AlterConfigOpType
+    assert alter(ConfigEntry("cleanup.policy", "compact", incremental_operation=op.SET),
+                 ConfigEntry("retention.ms", None, incremental_operation=op.DELETE)) is None
     d = described()
     assert (d["cleanup.policy"].value, d["cleanup.policy"].source) == (
         "compact", ConfigSource.DYNAMIC_TOPIC_CONFIG.value)
     assert d["retention.ms"].source == ConfigSource.DEFAULT_CONFIG.value
-    alter(ConfigEntry("cleanup.policy", "delete", incremental_operation=AlterConfigOpType.APPEND))
+    alter(ConfigEntry("cleanup.policy", "delete", incremental_operation=op.APPEND))
     assert set(described()["cleanup.policy"].value.split(",")) == {"compact", "delete"}
-    alter(ConfigEntry("cleanup.policy", "compact", incremental_operation=AlterConfigOpType.SUBTRACT))
+    alter(ConfigEntry("cleanup.policy", "compact", incremental_operation=op.SUBTRACT))
     assert described()["cleanup.policy"].value == "delete"
 
     r = ConfigResource("topic", t, incremental_configs=[
@@ -260,9 +266,11 @@ def test_list_offsets_and_delete_records(admin, peer_client, kafka_cluster):
     mx = offsets(OffsetSpec.max_timestamp())
     assert (mx.offset, mx.timestamp) == (1, 5000)
     assert offsets(OffsetSpec.for_timestamp(2500)).offset == 1
-    assert offsets(OffsetSpec.for_timestamp(2500), isolation_level=IsolationLevel.READ_COMMITTED).offset == 1
+    assert offsets(OffsetSpec.for_timestamp(2500),
+                   isolation_level=IsolationLevel.READ_COMMITTED).offset == 1
     _same(admin.list_offsets({tp: OffsetSpec.max_timestamp()}),
-          peer_client.list_offsets({peer.TopicPartition(t, 0): peer_admin.OffsetSpec.max_timestamp()}))
+          peer_client.list_offsets(
+              {peer.TopicPartition(t, 0): peer_admin.OffsetSpec.max_timestamp()}))
 
     fs = admin.delete_records([TopicPartition(t, 0, 2)])
     assert _result(fs[TopicPartition(t, 0)]).low_watermark == 2
@@ -281,7 +289,8 @@ def test_list_offsets_and_delete_records(admin, peer_client, kafka_cluster):
 def test_elect_leaders_like_confluent(admin, peer_client, kafka_cluster):
     t = kafka_cluster.create_topic(_name())
     outcome = _same(admin.elect_leaders(ElectionType.PREFERRED, [TopicPartition(t, 0)]),
-                    peer_client.elect_leaders(peer.ElectionType.PREFERRED, [peer.TopicPartition(t, 0)]))
+                    peer_client.elect_leaders(peer.ElectionType.PREFERRED,
+                                              [peer.TopicPartition(t, 0)]))
     # one broker: its replica already leads
     assert outcome[0] == "ok"
     assert outcome[1][0][1] == ("KafkaError", E.ELECTION_NOT_NEEDED)

@@ -170,7 +170,8 @@ def test_deleting_a_missing_credential_fails_like_confluent(admin, acl_cluster):
         [UserScramCredentialDeletion(user, ScramMechanism.SCRAM_SHA_512)])[user]
     peer_client = peer_admin.AdminClient(acl_cluster.client_config(log_level=0))
     theirs = peer_client.alter_user_scram_credentials(
-        [peer_admin.UserScramCredentialDeletion(user, peer_admin.ScramMechanism.SCRAM_SHA_512)])[user]
+        [peer_admin.UserScramCredentialDeletion(
+            user, peer_admin.ScramMechanism.SCRAM_SHA_512)])[user]
     with pytest.raises(KafkaException) as a:
         ours.result(30)
     with pytest.raises(peer.KafkaException) as b:

@@ -6,6 +6,7 @@ import uuid
 import pytest
 
 import confluent_binding as kafka
+
 from tests.support.kafka_tools import alter_client_quota
 
 pytestmark = pytest.mark.integration

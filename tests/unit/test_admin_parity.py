@@ -98,23 +98,41 @@ def _both(expr, **names):
 
 MODEL_EXPRESSIONS = [
     # NewTopic / NewPartitions (compiled in confluent-kafka)
-    "repr(NewTopic('t'))", "repr(NewTopic('t', 3))", "repr(NewTopic('t', 3, 2))", "str(NewTopic('t', 0))",
+    "repr(NewTopic('t'))",
+    "repr(NewTopic('t', 3))",
+    "repr(NewTopic('t', 3, 2))",
+    "str(NewTopic('t', 0))",
     "NewTopic('t', 3) == NewTopic('t', 3, 2)", "NewTopic('t', 3) == NewTopic('t', 4)",
     "NewTopic('t', 3) != NewTopic('t', 3)", "NewTopic('a', 9) < NewTopic('b', 1)",
     "NewTopic('a', 1) < NewTopic('a', 2)", "NewTopic('a', 1) >= NewTopic('a', 2)",
     "hash(NewTopic('t', 3)) == hash(NewTopic('t', 3, config={'a': 'b'}))",
     "[repr(t) for t in sorted([NewTopic('b'), NewTopic('a', 2), NewTopic('a', 1)])]",
-    "NewTopic('t').num_partitions, NewTopic('t').replication_factor, NewTopic('t').config, NewTopic('t').replica_assignment",
+    "NewTopic('t').num_partitions, NewTopic('t').replication_factor, NewTopic('t').config, "
+        "NewTopic('t').replica_assignment",
     "NewTopic('t', config={'a': 'b'}).config", "NewTopic()", "NewTopic(None)", "NewTopic(1)",
-    "NewTopic('t', 'x')", "NewTopic('t', 1, 'x')", "NewTopic('t', config=1)", "NewTopic('t', config=None)",
-    "NewTopic('t', 2**40)", "NewTopic('t', 1.5)", "NewTopic('t', 1, 1, None, {}, 5)", "NewTopic('t', foo=1)",
+    "NewTopic('t', 'x')",
+    "NewTopic('t', 1, 'x')",
+    "NewTopic('t', config=1)",
+    "NewTopic('t', config=None)",
+    "NewTopic('t', 2**40)",
+    "NewTopic('t', 1.5)",
+    "NewTopic('t', 1, 1, None, {}, 5)",
+    "NewTopic('t', foo=1)",
     "NewTopic(topic='t', num_partitions=2).num_partitions",
     "repr(NewPartitions('t', 3))", "NewPartitions('t', 3) == NewPartitions('t', 3, [[1]])",
-    "NewPartitions('t', 3) == NewPartitions('t', 4)", "NewPartitions('a', 3) < NewPartitions('a', 4)",
+    "NewPartitions('t', 3) == NewPartitions('t', 4)",
+    "NewPartitions('a', 3) < NewPartitions('a', 4)",
     "NewPartitions('t')", "NewPartitions('t', 'x')", "NewPartitions(1, 2)",
     "NewPartitions('t', 2, [[1, 2]]).replica_assignment",
-    "str(Uuid(1, 2))", "repr(Uuid(0, 0))", "str(Uuid(-1, -1))", "Uuid(1, 2).get_most_significant_bits()",
-    "Uuid(1, 2).get_least_significant_bits()", "hash(Uuid(1, 2))", "Uuid('a', 1)", "Uuid(1)", "Uuid(2**64, 1)",
+    "str(Uuid(1, 2))",
+    "repr(Uuid(0, 0))",
+    "str(Uuid(-1, -1))",
+    "Uuid(1, 2).get_most_significant_bits()",
+    "Uuid(1, 2).get_least_significant_bits()",
+    "hash(Uuid(1, 2))",
+    "Uuid('a', 1)",
+    "Uuid(1)",
+    "Uuid(2**64, 1)",
     # configs
     "repr(ConfigResource('topic', 't'))", "repr(ConfigResource(ResourceType.BROKER, '1'))",
     "repr(ConfigResource(2, 't'))", "ConfigResource('nope', 't')", "ConfigResource('topic', None)",
@@ -125,25 +143,38 @@ MODEL_EXPRESSIONS = [
     "len(ConfigResource('topic', 't', set_config={'a': '1', 'b': '2'}))",
     "ConfigResource('topic', 't').restype_int",
     "repr(ConfigEntry('a', '1'))", "str(ConfigEntry('a', None))",
-    "ConfigEntry('a', '1').source.name, ConfigEntry('a', '1').is_default, ConfigEntry('a', '1').incremental_operation",
+    "ConfigEntry('a', '1').source.name, ConfigEntry('a', '1').is_default, ConfigEntry('a', "
+        "'1').incremental_operation",
     # ACLs
-    "repr(AclBinding(ResourceType.TOPIC, 't', ResourcePatternType.LITERAL, 'User:a', '*', AclOperation.READ, AclPermissionType.ALLOW))",
+    "repr(AclBinding(ResourceType.TOPIC, 't', ResourcePatternType.LITERAL, 'User:a', '*', "
+        "AclOperation.READ, AclPermissionType.ALLOW))",
     "repr(AclBinding('topic', 't', 'literal', 'User:a', '*', 'read', 'allow'))",
     "repr(AclBinding(2, 't', 3, 'User:a', '*', 3, 3))",
-    "AclBinding(ResourceType.ANY, 't', ResourcePatternType.LITERAL, 'User:a', '*', AclOperation.READ, AclPermissionType.ALLOW)",
-    "AclBinding(ResourceType.TOPIC, 't', ResourcePatternType.MATCH, 'User:a', '*', AclOperation.READ, AclPermissionType.ALLOW)",
-    "AclBinding(ResourceType.TOPIC, None, ResourcePatternType.LITERAL, 'User:a', '*', AclOperation.READ, AclPermissionType.ALLOW)",
-    "AclBinding(ResourceType.TOPIC, 1, ResourcePatternType.LITERAL, 'User:a', '*', AclOperation.READ, AclPermissionType.ALLOW)",
+    "AclBinding(ResourceType.ANY, 't', ResourcePatternType.LITERAL, 'User:a', '*', "
+        "AclOperation.READ, AclPermissionType.ALLOW)",
+    "AclBinding(ResourceType.TOPIC, 't', ResourcePatternType.MATCH, 'User:a', '*', "
+        "AclOperation.READ, AclPermissionType.ALLOW)",
+    "AclBinding(ResourceType.TOPIC, None, ResourcePatternType.LITERAL, 'User:a', '*', "
+        "AclOperation.READ, AclPermissionType.ALLOW)",
+    "AclBinding(ResourceType.TOPIC, 1, ResourcePatternType.LITERAL, 'User:a', '*', "
+        "AclOperation.READ, AclPermissionType.ALLOW)",
     "AclBinding('nope', 't', 'literal', 'User:a', '*', 'read', 'allow')",
     "AclBinding(1.5, 't', 'literal', 'User:a', '*', 'read', 'allow')",
-    "repr(AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY, AclPermissionType.ANY))",
-    "AclBindingFilter(ResourceType.UNKNOWN, None, ResourcePatternType.ANY, None, None, AclOperation.ANY, AclPermissionType.ANY)",
-    "AclBinding('topic', 'a', 'literal', 'User:a', '*', 'read', 'allow') == AclBinding('topic', 'a', 'literal', 'User:a', '*', 'read', 'allow')",
-    "AclBinding('topic', 'a', 'literal', 'User:a', '*', 'read', 'allow') < AclBinding('topic', 'b', 'literal', 'User:a', '*', 'read', 'allow')",
-    "len({AclBinding('topic', 'a', 'literal', 'User:a', '*', 'read', 'allow'), AclBinding('topic', 'a', 'literal', 'User:a', '*', 'read', 'allow')})",
+    "repr(AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, "
+        "AclOperation.ANY, AclPermissionType.ANY))",
+    "AclBindingFilter(ResourceType.UNKNOWN, None, ResourcePatternType.ANY, None, None, "
+        "AclOperation.ANY, AclPermissionType.ANY)",
+    "AclBinding('topic', 'a', 'literal', 'User:a', '*', 'read', "
+        "'allow') == AclBinding('topic', 'a', 'literal', 'User:a', '*', 'read', 'allow')",
+    "AclBinding('topic', 'a', 'literal', 'User:a', '*', 'read', 'allow') < AclBinding('topic', "
+        "'b', 'literal', 'User:a', '*', 'read', 'allow')",
+    "len({AclBinding('topic', 'a', 'literal', 'User:a', '*', 'read', 'allow'), "
+        "AclBinding('topic', 'a', 'literal', 'User:a', '*', 'read', 'allow')})",
     # offsets
     "OffsetSpec.latest()._value, OffsetSpec.earliest()._value, OffsetSpec.max_timestamp()._value",
-    "OffsetSpec.for_timestamp(5)._value", "OffsetSpec(-1) is OffsetSpec.latest()", "OffsetSpec(7)._value",
+    "OffsetSpec.for_timestamp(5)._value",
+    "OffsetSpec(-1) is OffsetSpec.latest()",
+    "OffsetSpec(7)._value",
     "type(OffsetSpec(-2)).__name__", "OffsetSpec.earliest() < OffsetSpec.latest()",
     "vars(ListOffsetsResultInfo(5, 100, -1))", "vars(ListOffsetsResultInfo(5, 100, 3))",
     "vars(DeletedRecords(7))",
@@ -158,7 +189,8 @@ MODEL_EXPRESSIONS = [
     "vars(TopicCollection(['a']))",
     # scram
     "vars(ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096))",
-    "vars(UserScramCredentialUpsertion('u', None, b'p'))", "vars(UserScramCredentialDeletion('u', ScramMechanism.SCRAM_SHA_512))",
+    "vars(UserScramCredentialUpsertion('u', None, b'p'))",
+    "vars(UserScramCredentialDeletion('u', ScramMechanism.SCRAM_SHA_512))",
     # metadata
     "repr(ClusterMetadata())", "repr(GroupMetadata())", "vars(GroupMember())",
 ]
@@ -212,8 +244,11 @@ BAD_INPUT = [
     "a.incremental_alter_configs([])", "a.incremental_alter_configs([1])",
     "a.incremental_alter_configs([ConfigResource('topic', 'a')])",
     "a.incremental_alter_configs([ConfigResource('topic', 'a', incremental_configs=[1])])",
-    "a.incremental_alter_configs([ConfigResource('topic', 'a', incremental_configs=[ConfigEntry('x', '1')])])",
-    "a.incremental_alter_configs([ConfigResource('topic', 'a', incremental_configs=[ConfigEntry('x', None, incremental_operation=AlterConfigOpType.SET)])])",
+    "a.incremental_alter_configs([ConfigResource('topic', 'a', "
+        "incremental_configs=[ConfigEntry('x', '1')])])",
+    "a.incremental_alter_configs([ConfigResource('topic', 'a', "
+        "incremental_configs=[ConfigEntry('x', None, "
+        "incremental_operation=AlterConfigOpType.SET)])])",
     "a.create_acls([])", "a.create_acls('x')", "a.create_acls([1])", "a.create_acls([None])",
     "a.describe_acls(1)", "a.describe_acls(None)", "a.delete_acls([])", "a.delete_acls([1])",
     "a.list_consumer_groups(states='x')", "a.list_consumer_groups(states={1})",
@@ -225,18 +260,22 @@ BAD_INPUT = [
     "a.list_consumer_group_offsets([])", "a.list_consumer_group_offsets(None)",
     "a.list_consumer_group_offsets([ConsumerGroupTopicPartitions('g')], require_stable='x')",
     "a.list_consumer_group_offsets([ConsumerGroupTopicPartitions('')])",
-    "a.list_consumer_group_offsets([ConsumerGroupTopicPartitions('g', [TopicPartition('t', 0, 5)])])",
+    "a.list_consumer_group_offsets([ConsumerGroupTopicPartitions('g', [TopicPartition('t', 0, "
+        "5)])])",
     "a.list_consumer_group_offsets([ConsumerGroupTopicPartitions('g', [])])",
     "a.alter_consumer_group_offsets([ConsumerGroupTopicPartitions('g')])",
     "a.alter_consumer_group_offsets([ConsumerGroupTopicPartitions('g', [TopicPartition('t', 0)])])",
-    "a.alter_consumer_group_offsets([ConsumerGroupTopicPartitions('g', [TopicPartition('t', 0, 5)])], request_timeout=-1)",
+    "a.alter_consumer_group_offsets([ConsumerGroupTopicPartitions('g', [TopicPartition('t', 0, "
+        "5)])], request_timeout=-1)",
     "a.describe_topics(TopicCollection([1]))", "a.describe_topics(TopicCollection(['']))",
     "a.describe_topics(['a'])",
     "a.describe_cluster(request_timeout=-1)", "a.describe_cluster(include_authorized_operations=1)",
     "a.describe_user_scram_credentials('u')", "a.describe_user_scram_credentials([''])",
     "a.alter_user_scram_credentials([])", "a.alter_user_scram_credentials([1])",
-    "a.alter_user_scram_credentials([UserScramCredentialUpsertion('u', ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 0), b'p')])",
-    "a.alter_user_scram_credentials([UserScramCredentialUpsertion('u', ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 10), 'p')])",
+    "a.alter_user_scram_credentials([UserScramCredentialUpsertion('u', "
+        "ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 0), b'p')])",
+    "a.alter_user_scram_credentials([UserScramCredentialUpsertion('u', "
+        "ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 10), 'p')])",
     "a.alter_user_scram_credentials([UserScramCredentialDeletion('u', 1)])",
     "a.list_offsets([])", "a.list_offsets({TopicPartition('t', 0): 1})",
     "a.list_offsets({TopicPartition('t', -1): OffsetSpec.latest()})",
