@@ -139,10 +139,11 @@ cdef int _check(rd_kafka_resp_err_t err, str context=None) except -1:
 
 
 cdef object _kafka_error_of(const rd_kafka_error_t *error):
-    """KafkaError (reason and flags included) for an rd_kafka_error_t, or None for NULL.
+    """KafkaError (reason and flags included) for an rd_kafka_error_t, or None for NULL and
+    for an error object that carries NO_ERROR (librdkafka's per-item admin results do).
 
     The caller still owns error."""
-    if error == NULL:
+    if error == NULL or rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR_NO_ERROR:
         return None
     return KafkaError(<int>rd_kafka_error_code(error), _cstr(rd_kafka_error_string(error)),
                       rd_kafka_error_is_fatal(error), rd_kafka_error_is_retriable(error),
@@ -150,14 +151,17 @@ cdef object _kafka_error_of(const rd_kafka_error_t *error):
 
 
 cdef int _check_error(rd_kafka_error_t *error) except -1:
-    """Raise KafkaException for an rd_kafka_error_t (destroying it), do nothing for NULL."""
+    """Raise KafkaException for an rd_kafka_error_t (destroying it), do nothing for NULL or
+    NO_ERROR."""
     if error == NULL:
         return 0
     try:
         ke = _kafka_error_of(error)
     finally:
         rd_kafka_error_destroy(error)
-    raise KafkaException(ke)
+    if ke is not None:
+        raise KafkaException(ke)
+    return 0
 
 
 cdef int _raise_errstr(rd_kafka_resp_err_t err, char *errstr) except -1:

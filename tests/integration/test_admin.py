@@ -34,6 +34,8 @@ from confluent_binding.admin import (
     ResourceType,
 )
 
+from tests.support import wait_until
+
 pytestmark = pytest.mark.integration
 
 peer = pytest.importorskip("confluent_kafka")
@@ -108,6 +110,13 @@ def _same(ours, theirs):
     return ours
 
 
+def _eventually(fetch, cond, timeout=30):
+    """fetch() again until cond(value) holds; the last value (the assertion shows it)."""
+    box = [fetch()]
+    assert wait_until(lambda: cond(box[0]), lambda: box.__setitem__(0, fetch()), timeout), box[0]
+    return box[0]
+
+
 # -- topics -------------------------------------------------------------------------------------
 
 def test_create_describe_delete_topics(admin, kafka_cluster):
@@ -117,7 +126,9 @@ def test_create_describe_delete_topics(admin, kafka_cluster):
         operation_timeout=30)
     assert sorted(fs) == sorted([a, b])
     assert [_result(f) for f in fs.values()] == [None, None]
-    md = admin.list_topics(timeout=10)
+    # the broker's metadata follows the controller's commit a moment later
+    md = _eventually(lambda: admin.list_topics(timeout=10),
+                     lambda md: a in md.topics and b in md.topics)
     assert len(md.topics[a].partitions) == 3 and len(md.topics[b].partitions) == 1
 
     desc = _result(admin.describe_topics(TopicCollection([a]))[a])
@@ -156,7 +167,8 @@ def test_duplicate_topics_in_one_request_fail_every_future(admin, peer_client):
 def test_create_partitions(admin, kafka_cluster):
     t = kafka_cluster.create_topic(_name(), partitions=1)
     assert _result(admin.create_partitions([NewPartitions(t, 3)])[t]) is None
-    assert len(_result(admin.describe_topics(TopicCollection([t]))[t]).partitions) == 3
+    _eventually(lambda: _result(admin.describe_topics(TopicCollection([t]))[t]),
+                lambda d: len(d.partitions) == 3)
     assert _error_code(admin.create_partitions([NewPartitions(t, 2)])[t]) == E.INVALID_PARTITIONS
     assert _result(admin.create_partitions([NewPartitions(t, 5)], validate_only=True)[t]) is None
 
@@ -211,20 +223,22 @@ def test_incremental_alter_configs_set_delete_append_subtract(admin, kafka_clust
         r = ConfigResource("topic", t, incremental_configs=list(entries))
         return _result(admin.incremental_alter_configs([r])[r])
 
-    def described():
-        return _result(admin.describe_configs([res])[res])
+    def described(policy):
+        # the broker applies an altered config once the controller's commit reaches it
+        return _eventually(lambda: _result(admin.describe_configs([res])[res]),
+                           lambda d: set(d["cleanup.policy"].value.split(","))
+                           == set(policy.split(",")))
 
     op = AlterConfigOpType
     assert alter(ConfigEntry("cleanup.policy", "compact", incremental_operation=op.SET),
                  ConfigEntry("retention.ms", None, incremental_operation=op.DELETE)) is None
-    d = described()
-    assert (d["cleanup.policy"].value, d["cleanup.policy"].source) == (
-        "compact", ConfigSource.DYNAMIC_TOPIC_CONFIG.value)
+    d = described("compact")
+    assert d["cleanup.policy"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
     assert d["retention.ms"].source == ConfigSource.DEFAULT_CONFIG.value
     alter(ConfigEntry("cleanup.policy", "delete", incremental_operation=op.APPEND))
-    assert set(described()["cleanup.policy"].value.split(",")) == {"compact", "delete"}
+    described("compact,delete")
     alter(ConfigEntry("cleanup.policy", "compact", incremental_operation=op.SUBTRACT))
-    assert described()["cleanup.policy"].value == "delete"
+    described("delete")
 
     r = ConfigResource("topic", t, incremental_configs=[
         ConfigEntry("retention.ms", "not-a-number", incremental_operation=AlterConfigOpType.SET)])
@@ -237,7 +251,9 @@ def test_alter_configs(admin, kafka_cluster):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         assert _result(admin.alter_configs([r])[r]) is None
-    assert _result(admin.describe_configs([r])[r])["retention.ms"].value == "7200000"
+    entries = _eventually(lambda: _result(admin.describe_configs([r])[r]),
+                          lambda d: d["retention.ms"].value == "7200000")
+    assert entries["retention.ms"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
 
 
 # -- offsets and records ------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from confluent_binding.admin import (
     UserScramCredentialDeletion,
     UserScramCredentialUpsertion,
 )
-from confluent_binding.testing import KafkaCluster
+from confluent_binding.testing import SASL_USERS, KafkaCluster
 
 pytestmark = pytest.mark.integration
 
@@ -162,6 +162,26 @@ def test_scram_upsert_authenticate_delete(admin, acl_cluster):
         admin.describe_user_scram_credentials([user])[user].result(30)
     assert info.value.args[0].code() == E.RESOURCE_NOT_FOUND
     assert not _can_log_in(acl_cluster, user, password, "SCRAM-SHA-256")
+
+
+def test_set_sasl_credentials_replaces_a_refused_password(acl_cluster):
+    errors = []
+    a = AdminClient(acl_cluster.sasl_client_config(
+        "SCRAM-SHA-256", "alice", "wrong", error_cb=errors.append, log_level=0,
+        **{"reconnect.backoff.max.ms": 500}))
+    try:
+        for _ in range(150):
+            if any(e.code() == E._AUTHENTICATION for e in errors):
+                break
+            a.poll(0.2)
+        else:
+            pytest.fail("the wrong password was not refused: %r" % errors)
+        a.set_sasl_credentials("alice", SASL_USERS["alice"])
+        # alice may describe the cluster without ACLs: the request succeeds once she logs in
+        result = a.describe_cluster(request_timeout=30).result(40)
+        assert [n.port for n in result.nodes] == [acl_cluster.ports["SASL_PLAINTEXT"]]
+    finally:
+        a.close()
 
 
 def test_deleting_a_missing_credential_fails_like_confluent(admin, acl_cluster):
