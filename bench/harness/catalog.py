@@ -46,7 +46,19 @@ CLIENTS = {
         Client("confluent_binding", "confluent_binding (ours)", "#d62728"),
         Client("confluent_kafka", "confluent-kafka", "#1f77b4"),
         Client("kafka_python", "kafka-python", "#2ca02c", pure_python=True),
-        Client("aiokafka", "aiokafka", "#9467bd", pure_python=True),
+        Client(
+            "aiokafka", "aiokafka", "#9467bd", pure_python=True,
+            workloads=("P1", "P2", "C1", "C2", "AP2"),
+        ),
+        # the asyncio clients on librdkafka: P2 awaits each produce() and tracks the future it
+        # returns, AP2 runs a task per message awaiting its delivery, C1 is `async for` (for
+        # confluent-kafka's aio, which has no `async for`: await poll(1.0))
+        Client(
+            "confluent_binding_aio", "confluent_binding.aio (ours)", "#ff7f0e",
+            workloads=("P2", "AP2", "C1"),
+        ),
+        Client("confluent_kafka_aio", "confluent-kafka aio", "#17becf",
+               workloads=("P2", "AP2", "C1")),
         # its producer always runs a per-message delivery callback: its P1 run stands for P2 too
         Client(
             C_TOOL, "rdkafka_performance (C)", "#7f7f7f", workloads=("P1", "C1", "C2"), memory=False
@@ -61,6 +73,9 @@ WORKLOADS = {
         Workload("P2", "P2 produce, per-message callback", True, c_reference="P1"),
         Workload("C1", "C1 consume, one per call", False, c_reference="C1"),
         Workload("C2", "C2 consume, batches of 1000", False, c_reference="C2", batch=1000),
+        # asyncio clients only: a task per message awaiting its own delivery
+        Workload("AP2", "AP2 aio produce, a task per message awaits its delivery", True,
+                 c_reference="P1"),
     )
 }
 

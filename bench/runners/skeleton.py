@@ -21,6 +21,7 @@ its own ``fetch`` and ``account`` (see bench/README.md).
 from __future__ import annotations
 
 import asyncio
+import collections
 import time
 from operator import attrgetter
 
@@ -74,6 +75,7 @@ class Client:
             "P2": lambda run: produce(self, run, with_callback=True),
             "C1": lambda run: consume_one(self, run),
             "C2": lambda run: consume_batches(self, run, self.poll_batch, self.account_messages()),
+            "AP2": lambda run: produce_tasks(self, run),
         }
 
     # -- producer --
@@ -213,6 +215,61 @@ async def produce(client: Client, run: Run, with_callback: bool) -> None:
         delivery_errors=d.err,
         queue_full_retries=retries,
     )
+
+
+WINDOW = 10  # AP2: batches of tasks in flight at once
+
+
+async def produce_tasks(client: Client, run: Run) -> None:
+    """AP2 (asyncio clients): every message is a task that awaits its own delivery, as a service
+    handling requests would: ``fut = await send(topic, value, partition=0)``, then ``await fut``.
+    Tasks start in batches of CHUNK; up to WINDOW batches are in flight, then the oldest batch
+    is awaited (so the run measures the client, not one linger + round trip per batch)."""
+    a = run.args
+    p = await client.producer(run)
+    d = Deliveries(a.count)
+    try:
+        value, topic, n = payload(a.size), a.topic, a.count
+        send = client.send(p)
+        gather = asyncio.gather
+
+        async def one():
+            fut = await send(topic, value, partition=0)
+            return await fut
+
+        def count(results) -> None:
+            for r in results:
+                if isinstance(r, BaseException):
+                    d.failed(repr(r))
+                else:
+                    d.ok += 1
+
+        in_flight = collections.deque()
+        rss_every = a.rss_every
+        sent = 0
+        run.start()
+        while sent < n:
+            k = CHUNK if n - sent >= CHUNK else n - sent
+            in_flight.append(gather(*[one() for _ in range(k)], return_exceptions=True))
+            sent += k
+            if len(in_flight) >= WINDOW:
+                count(await in_flight.popleft())
+            if sent % rss_every == 0:
+                run.sample(sent)
+        while in_flight:
+            count(await in_flight.popleft())
+        left = await client.flush(p, None)
+        run.stop(sent, sent * a.size)
+        if left:
+            run.problem("%d messages still outstanding after flush" % left)
+        if d.ok != n or d.err:
+            run.problem(
+                "deliveries: %d ok, %d failed, expected %d ok%s"
+                % (d.ok, d.err, n, (" (first error: %s)" % d.first_error) if d.first_error else "")
+            )
+    finally:
+        await client.close_producer(p)
+    run.finish(delivered_ok=d.ok, delivery_errors=d.err)
 
 
 # ---------------------------------------------------------------------------------------------
