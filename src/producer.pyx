@@ -146,8 +146,6 @@ cdef class Producer(_Handle):
         cdef void *opaque = NULL
         cdef rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR
         cdef list hdrs
-        if cb is not None and not callable(cb):
-            raise TypeError("on_delivery must be callable, not %s" % type(cb).__name__)
         if headers is not None:
             hdrs = _header_items(headers)
         vrel = _buffer(value, &vview, &vp, &vn, b"value")
@@ -229,7 +227,7 @@ cdef class Producer(_Handle):
         long for room, serving delivery reports meanwhile as poll() does).
         """
         cdef rd_kafka_topic_t *rkt = self._topic(topic)
-        cb = on_delivery if on_delivery is not None else callback
+        cb = _callback(on_delivery if on_delivery is not None else callback)
         cdef rd_kafka_resp_err_t err = self._produce(rkt, value, key, partition, cb, timestamp,
                                                      headers)
         if err == RD_KAFKA_RESP_ERR__QUEUE_FULL and self._max_block > 0:
@@ -251,6 +249,24 @@ cdef class Producer(_Handle):
                                 headers)
         return err
 
+    def _produce_future(self, topic, value, key, int32_t partition, int64_t timestamp, headers,
+                        fut):
+        """The asyncio producer's produce: enqueue a message whose delivery report resolves
+        ``fut`` (an asyncio.Future; its result is the delivered Message, or KafkaException)
+        inside the serving call, with no Python callback in between. A future already done
+        (its awaiting task gave up) is left alone; the report is still served, once. Raises
+        BufferError at once when the local queue is full (the caller waits on its loop)."""
+        global _future_type
+        if _future_type is None:
+            from asyncio import Future
+            _future_type = Future
+        if type(fut) is not _future_type:
+            raise TypeError("fut must be an asyncio.Future, not %s" % type(fut).__name__)
+        cdef rd_kafka_resp_err_t err = self._produce(self._topic(topic), value, key, partition,
+                                                     fut, timestamp, headers)
+        if err:
+            _raise_produce_error(err)
+
     def produce_batch(self, topic, messages, int32_t partition=RD_KAFKA_PARTITION_UA,
                       on_delivery=None, callback=None):
         """Enqueue a list of messages for ``topic``; returns how many were enqueued.
@@ -269,7 +285,7 @@ cdef class Producer(_Handle):
         if not messages:
             return 0
         cdef rd_kafka_topic_t *rkt = self._topic(topic)
-        cb = on_delivery if on_delivery is not None else callback
+        cb = _callback(on_delivery if on_delivery is not None else callback)
         cdef list items = [_batch_item(m, i, partition, cb) for i, m in enumerate(messages)]
         cdef rd_kafka_resp_err_t err
         cdef int n = 0
@@ -302,14 +318,15 @@ cdef class Producer(_Handle):
             for i in range(n):
                 rkm = msgs[i]
                 cb = _take(rkm._private) if rkm._private != NULL else self._on_delivery
-                if cb is None or (self._dr_only_error and rkm.err == RD_KAFKA_RESP_ERR_NO_ERROR):
+                if cb is None or (self._dr_only_error and rkm.err == RD_KAFKA_RESP_ERR_NO_ERROR
+                                  and type(cb) is not _future_type):
                     continue
                 m = _message_from_c(rkm, self._names, True)
                 if self._exc is not None:
                     self._pending.append((cb, m))   # served by the next poll()/flush()
                     continue
                 try:
-                    cb(m._error, m)
+                    _report(cb, m)
                 except BaseException as exc:
                     self._stash(exc)
 
@@ -332,7 +349,7 @@ cdef class Producer(_Handle):
             cb, m = self._pending.popleft()
             n += 1
             try:
-                cb(m._error, m)
+                _report(cb, m)
             except BaseException as exc:
                 self._stash(exc)
         return n
@@ -544,6 +561,31 @@ cdef double _max_block_seconds(object value) except -1:
     if not ms >= 0:
         raise ValueError("'max.block.ms' must be >= 0, not %r" % value)
     return ms / 1000.0
+
+
+# asyncio.Future, once the asyncio producer has used Producer._produce_future (the binding does not
+# import asyncio itself)
+cdef object _future_type = None
+
+
+cdef inline object _callback(object cb):
+    if cb is not None and not callable(cb):
+        raise TypeError("on_delivery must be callable, not %s" % type(cb).__name__)
+    return cb
+
+
+cdef inline int _report(object cb, Message m) except -1:
+    """Hand one delivery report to its receiver: the message's callback, or the future of
+    Producer._produce_future (resolved unless already done, e.g. cancelled)."""
+    if type(cb) is _future_type:
+        if not cb.done():
+            if m._error is None:
+                cb.set_result(m)
+            else:
+                cb.set_exception(KafkaException(m._error))
+    else:
+        cb(m._error, m)
+    return 0
 
 
 cdef tuple _batch_item(object m, int i, int32_t partition, object cb):

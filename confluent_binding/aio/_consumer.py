@@ -5,7 +5,7 @@ import collections
 
 from .._core import Consumer, KafkaError
 from ..error import KafkaException
-from ._engine import Background, Deadline, HandleCalls, Wakeup, warn_unclosed, wrap_callbacks
+from ._engine import Background, Deadline, HandleCalls, LoopWatch, Wakeup, wrap_callbacks
 
 __all__ = ["AIOConsumer"]
 
@@ -32,7 +32,7 @@ class AIOConsumer(HandleCalls):
     timeout.
     """
 
-    _client_type = Consumer
+    _client_type: type = Consumer
 
     def __init__(self, consumer_conf=None, max_workers=100, executor=None, **kwargs):
         self._loop = asyncio.get_running_loop()
@@ -47,6 +47,7 @@ class AIOConsumer(HandleCalls):
         self._consumer = self._client_type(conf)
         try:
             self._wakeup = Wakeup(self._loop, self._consumer, _nothing, _CLOSED)
+            self._watch = LoopWatch(self)
         except BaseException:
             self._consumer.close()
             raise
@@ -251,6 +252,7 @@ class AIOConsumer(HandleCalls):
         if self._closed or self._closing:
             return
         self._closing = True
+        self._watch.close()
         self._wakeup.close()
         try:
             self._consumer.close()
@@ -259,13 +261,17 @@ class AIOConsumer(HandleCalls):
             self._rebalancing.clear()
             await self._background.drain()
 
-    def __del__(self):
+    def _release(self):
         if getattr(self, "_closed", True) or self._closing:
-            return
-        warn_unclosed(self, self)
-        self._closed = True
+            return False
+        self._closing = True        # rebalance callbacks of the final revoke run at once
+        self._watch.close()
         self._wakeup.close()
-        self._consumer.close()
+        try:
+            self._consumer.close()
+        finally:
+            self._closed = True
+        return True
 
 
 def _nothing():

@@ -11,6 +11,7 @@ import asyncio
 import inspect
 import os
 import warnings
+import weakref
 
 from ..error import KafkaException
 
@@ -122,8 +123,57 @@ class Deadline:
         return self._at is not None and self._loop.time() >= self._at
 
 
+class LoopWatch:
+    """Frees a client its application left open when the event loop shuts down.
+
+    An async generator, started on the client's loop, registers itself with that loop (asyncio's
+    async-generator hooks); ``asyncio.run()``, ``asyncio.Runner.close()`` and
+    ``loop.shutdown_asyncgens()`` close every such generator before the loop closes, which runs
+    its ``finally``: the client (held weakly) is freed there, with a ResourceWarning as asyncio
+    gives for an unclosed transport. ``close()`` retires the watch of a client closed properly.
+    """
+
+    __slots__ = ("_gen",)
+
+    def __init__(self, client):
+        self._gen = _watch(weakref.ref(client))
+        try:
+            self._gen.asend(None).send(None)        # runs to its yield: now the loop knows it
+        except StopIteration:
+            pass
+
+    def close(self):
+        gen = self._gen
+        if gen.ag_frame is None or gen.ag_running:  # finished, or we are inside its finally
+            return
+        try:
+            gen.aclose().send(None)
+        except StopIteration:
+            pass
+
+
+async def _watch(client_ref):
+    try:
+        yield
+    finally:
+        client = client_ref()
+        if client is not None:
+            client._abandon("its event loop shut down")
+
+
 class HandleCalls:
-    """What both asyncio clients offer over their client (``self._client()``)."""
+    """What both asyncio clients offer over their client (``self._client()``), and the end of
+    a client left open (``_release()``: free it at once, True if it was open)."""
+
+    def _abandon(self, why):
+        """Free a client nobody closed (its loop shut down, or it was garbage collected) and
+        warn, as asyncio warns about an unclosed transport."""
+        if self._release():
+            warnings.warn("unclosed %r: freed because %s" % (self, why), ResourceWarning,
+                          source=self, stacklevel=2)
+
+    def __del__(self):
+        self._abandon("it was garbage collected")
 
     async def list_topics(self, topic=None, timeout=-1):
         self._check_open()
@@ -193,10 +243,6 @@ def _calling(cb, background):
 def report_error(loop, exc, what):
     """An exception a callback raised while the loop served a queue with nobody awaiting."""
     loop.call_exception_handler({"message": "exception in %s" % what, "exception": exc})
-
-
-def warn_unclosed(obj, source):
-    warnings.warn("%s was not closed" % obj, ResourceWarning, source=source, stacklevel=2)
 
 
 def kafka_exception(err):

@@ -2,6 +2,7 @@
 
 import asyncio
 import functools
+from asyncio import Future as _Future
 
 from .._core import KafkaError, Producer
 from ..error import KafkaException
@@ -9,9 +10,9 @@ from ._engine import (
     Background,
     Deadline,
     HandleCalls,
+    LoopWatch,
     Wakeup,
     report_error,
-    warn_unclosed,
     wrap_callbacks,
 )
 
@@ -47,7 +48,7 @@ class AIOProducer(HandleCalls):
     batches, ``linger.ms`` applies).
     """
 
-    _client_type = Producer
+    _client_type: type = Producer
 
     def __init__(self, producer_conf=None, max_workers=4, executor=None, batch_size=1000,
                  buffer_timeout=1.0, **kwargs):
@@ -56,8 +57,15 @@ class AIOProducer(HandleCalls):
         self._background = Background(self._loop)
         conf = dict(producer_conf or {}, **kwargs)
         self._producer = self._client_type(wrap_callbacks(conf, self._background))
+        # the compiled fast path resolves plain futures itself; a serializing producer's
+        # produce() must run (it serializes), and a loop whose futures are not asyncio's
+        # gets a Python callback per report
+        self._produce_future = (self._producer._produce_future
+                                if self._client_type is Producer
+                                and type(self._loop.create_future()) is _Future else None)
         try:
             self._wakeup = Wakeup(self._loop, self._producer, self._serve, _CLOSED)
+            self._watch = LoopWatch(self)
         except BaseException:
             self._producer.close(0)
             raise
@@ -88,13 +96,22 @@ class AIOProducer(HandleCalls):
                       timestamp=0, headers=None, callback=None):
         """Enqueue a message; returns a future resolved with the delivered Message (or a
         KafkaException). Waits (on the loop) while librdkafka's queue is full."""
-        self._check_open()
-        fut = self._loop.create_future()
-        report = functools.partial(_settle, fut, on_delivery or callback)
+        if self._closed:
+            raise RuntimeError(_CLOSED)
+        fast = self._produce_future
+        fut = self._loop.create_future() if fast is None else _Future(loop=self._loop)
+        cb = on_delivery or callback
+        if cb is not None:
+            fast = None
         while True:
             try:
-                self._producer.produce(topic, value, key, partition=partition,
-                                       on_delivery=report, timestamp=timestamp, headers=headers)
+                if fast is not None:
+                    # the delivery report resolves fut inside the serving call (compiled)
+                    fast(topic, value, key, partition, timestamp, headers, fut)
+                else:
+                    self._producer.produce(topic, value, key, partition=partition,
+                                           on_delivery=functools.partial(_settle, fut, cb),
+                                           timestamp=timestamp, headers=headers)
                 return fut
             except BufferError:
                 if not self._serve():           # nothing ready: wait for the next report
@@ -196,14 +213,16 @@ class AIOProducer(HandleCalls):
         finally:
             if not self._closed:
                 self._closed = True
+                self._watch.close()
                 self._wakeup.close()
                 self._producer.close(0)     # purges what is left, serving each report once
                 await self._background.drain()
 
-    def __del__(self):
+    def _release(self):
         if getattr(self, "_closed", True):
-            return
-        warn_unclosed(self, self)
+            return False
         self._closed = True
+        self._watch.close()
         self._wakeup.close()
-        self._producer.close(0)
+        self._producer.close(0)     # purges what is left: each future fails once
+        return True

@@ -297,6 +297,46 @@ def test_non_callable_on_delivery_argument(mock_producer):
         mock_producer.produce("mt", b"v", callback="x")
 
 
+def test_non_callable_on_delivery_of_produce_batch(mock_producer):
+    with pytest.raises(TypeError, match="on_delivery must be callable, not int"):
+        mock_producer.produce_batch("mt", [b"v"], on_delivery=5)
+    assert len(mock_producer) == 0
+
+
+def test_future_resolved_by_its_delivery_report():
+    """The asyncio producer's path: a delivery report resolves an asyncio.Future inside the
+    serving call, also with delivery.report.only.error; a future already done (cancelled) is
+    left alone and its report still served once; anything else is refused."""
+    import asyncio
+    loop = asyncio.new_event_loop()
+    try:
+        p = Producer(mock(**{"delivery.report.only.error": True}))
+        ok, cancelled = loop.create_future(), loop.create_future()
+        p._produce_future("fr", b"v", b"k", 0, 1700000000000, [("h", b"1")], ok)
+        p._produce_future("fr", b"w", None, 0, 0, None, cancelled)
+        cancelled.cancel()
+        assert p.flush(10) == 0
+        m = ok.result()
+        assert (m.error(), m.topic(), m.partition(), m.offset(), m.key(), m.value()) == (
+            None, "fr", 0, 0, b"k", b"v")
+        assert cancelled.cancelled()
+        failed = loop.create_future()
+        p2 = Producer(mock(**{"linger.ms": 60000}))
+        p2._produce_future("fr", b"x", None, -1, 0, None, failed)
+        p2.purge()
+        assert p2.flush(10) == 0
+        assert isinstance(failed.exception(), KafkaException)
+        assert failed.exception().args[0].code() == KafkaError._PURGE_QUEUE
+        for bad in (lambda e, m: None, None, 5):
+            with pytest.raises(TypeError, match="fut must be an asyncio.Future"):
+                p._produce_future("fr", b"v", None, 0, 0, None, bad)
+        assert len(p) == 0
+        p.close()
+        p2.close()
+    finally:
+        loop.close()
+
+
 def test_timestamp_accepted(mock_producer):
     rep = Reports()
     mock_producer.produce("mt", b"v", timestamp=1700000000000, partition=0, on_delivery=rep)

@@ -12,3 +12,57 @@ def test_stubs_match_the_compiled_module():
          "--allowlist", os.path.join(HERE, "stubtest-allowlist.txt")],
         capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_asyncio_stubs_match_their_packages():
+    """confluent_binding/aio/__init__.pyi and confluent_binding/aiokafka/__init__.pyi."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy.stubtest", "confluent_binding.aio",
+         "confluent_binding.aiokafka"],
+        capture_output=True, text=True, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+USES_THE_ASYNCIO_APIS = '''
+import asyncio
+from typing import List, Optional
+
+from confluent_binding import Message
+from confluent_binding.aio import AIOConsumer, AIOProducer
+from confluent_binding.aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, \\
+    RecordMetadata
+
+
+async def main() -> None:
+    producer = AIOProducer({"bootstrap.servers": "localhost:9092"})
+    fut: "asyncio.Future[Message]" = await producer.produce("t", b"v", key="k")
+    delivered: Message = await fut
+    offset: Optional[int] = delivered.offset()
+    left: int = await producer.flush(5)
+    consumer = AIOConsumer({"group.id": "g"})
+    await consumer.subscribe(["t"])
+    async for msg in consumer:
+        value: Optional[bytes] = msg.value()
+    batch: List[Message] = await consumer.consume(10, 1.0)
+    async with AIOKafkaProducer(bootstrap_servers="localhost:9092") as p:
+        md: RecordMetadata = await p.send_and_wait("t", b"v")
+    c = AIOKafkaConsumer("t", group_id="g")
+    rec: ConsumerRecord = await c.getone()
+    records = await c.getmany(timeout_ms=100)
+    await producer.produce(42)  # ERROR: the topic is a str
+'''
+
+
+def test_mypy_checks_code_using_the_asyncio_apis(tmp_path):
+    """The stubs are what mypy sees: correct code passes, a wrong argument type is reported."""
+    src = tmp_path / "uses_aio.py"
+    src.write_text(USES_THE_ASYNCIO_APIS)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / "c"),
+         "--strict-optional", "--disallow-untyped-calls", str(src)],
+        capture_output=True, text=True, timeout=240)
+    errors = [line for line in proc.stdout.splitlines() if ": error:" in line]
+    wrong = USES_THE_ASYNCIO_APIS.splitlines().index(
+        "    await producer.produce(42)  # ERROR: the topic is a str") + 1
+    assert len(errors) == 1, proc.stdout + proc.stderr
+    assert errors[0].startswith("%s:%d: error: Argument 1 to \"produce\"" % (src, wrong)), errors
