@@ -2,64 +2,43 @@
 by the runners of confluent_binding.aio and confluent_kafka.aio: both run exactly this code.
 
 P2 ``await produce(topic, value, partition=0)`` per message and ``add_done_callback`` on the
-returned future (counters only), ``await flush()``; C1 ``async for`` (confluent-kafka's
-AIOConsumer has no ``async for``: ``await poll(1.0)`` there).
+returned future (counters only), ``await flush()``; AP2 a task per message awaiting its delivery
+(``skeleton.produce_tasks``); C1 ``async for`` (confluent-kafka's AIOConsumer has no
+``async for``: ``await poll(1.0)`` there).
 """
 
 from __future__ import annotations
 
-import asyncio
-from operator import methodcaller
-
-from harness import settings
-
-from runners.skeleton import Client
+from runners.confluent_api import ConfluentAPI
+from runners.skeleton import track_futures, until_reported
 
 
-class AIOConfluentAPI(Client):
+class AIOConfluentAPI(ConfluentAPI):
     aio = True
 
     def __init__(self, kafka, aio, name: str):
-        self.kafka = kafka
+        super().__init__(kafka, name)
         self.aio_module = aio
-        self.name = name
-
-    def versions(self) -> tuple:
-        return self.kafka.__version__, self.kafka.libversion()[0]
 
     async def producer(self, run):
-        conf = settings.librdkafka_producer()
-        conf["bootstrap.servers"] = run.args.bootstrap
-        return self.aio_module.AIOProducer(conf)
+        return self.aio_module.AIOProducer(self.producer_conf(run))
 
-    def send(self, producer):
-        return producer.produce
+    def serve(self, producer):
+        return None  # the client serves its delivery reports itself
 
     def delivery(self, producer, deliveries):
-        def on_done(fut):
-            if not fut.cancelled() and fut.exception() is None:
-                deliveries.ok += 1
-            else:
-                deliveries.failed("cancelled" if fut.cancelled() else repr(fut.exception()))
-
-        return "future", methodcaller("add_done_callback", on_done)
+        return track_futures(deliveries)
 
     async def flush(self, producer, deliveries) -> int:
         await producer.flush()
-        for _ in range(1000):
-            if deliveries is None or deliveries.ok + deliveries.err >= deliveries.expected:
-                break
-            await asyncio.sleep(0)  # the last futures' done-callbacks are scheduled: run them
+        await until_reported(deliveries)
         return len(producer)
 
     async def close_producer(self, producer) -> None:
         await producer.close()
 
     async def consumer(self, run):
-        conf = settings.librdkafka_consumer()
-        conf["bootstrap.servers"] = run.args.bootstrap
-        conf["group.id"] = run.args.group
-        c = self.aio_module.AIOConsumer(conf)
+        c = self.aio_module.AIOConsumer(self.consumer_conf(run))
         await c.subscribe([run.args.topic])
         return c
 
@@ -72,9 +51,8 @@ class AIOConfluentAPI(Client):
     def first_one(self, consumer):
         return consumer.poll
 
-    def message_fields(self) -> tuple:
-        m = self.kafka.Message
-        return m.value, m.offset, m.error
+    def poll_batch(self, consumer):
+        raise NotImplementedError("no C2 for the asyncio clients")
 
     async def close_consumer(self, consumer) -> None:
         await consumer.close()

@@ -8,14 +8,13 @@ C1 ``getone()``; C2 ``getmany(max_records=1000)``.
 import asyncio
 import logging
 import sys
-from operator import methodcaller
 
 import aiokafka
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from harness import settings
 
 from runners.protocol import FIRST_MESSAGE_TIMEOUT
-from runners.skeleton import Client, main
+from runners.skeleton import Client, main, track_futures, until_reported
 
 logging.basicConfig(level=logging.ERROR)
 
@@ -41,20 +40,11 @@ class AIOKafka(Client):
         return producer.send
 
     def delivery(self, producer, deliveries):
-        def on_done(fut):
-            if not fut.cancelled() and fut.exception() is None:
-                deliveries.ok += 1
-            else:
-                deliveries.failed("cancelled" if fut.cancelled() else repr(fut.exception()))
-
-        return "future", methodcaller("add_done_callback", on_done)
+        return track_futures(deliveries)
 
     async def flush(self, producer, deliveries) -> int:
         await producer.flush()
-        for _ in range(1000):
-            if deliveries is None or deliveries.ok + deliveries.err >= deliveries.expected:
-                break
-            await asyncio.sleep(0)  # the last futures' done-callbacks are scheduled: run them
+        await until_reported(deliveries)
         return 0
 
     async def close_producer(self, producer) -> None:

@@ -20,11 +20,22 @@ class ConfluentAPI(Client):
     def versions(self) -> tuple:
         return self.kafka.__version__, self.kafka.libversion()[0]
 
-    # -- producer --
-    async def producer(self, run):
+    @staticmethod
+    def producer_conf(run) -> dict:
         conf = settings.librdkafka_producer()
         conf["bootstrap.servers"] = run.args.bootstrap
-        return self.kafka.Producer(conf)
+        return conf
+
+    @staticmethod
+    def consumer_conf(run) -> dict:
+        conf = settings.librdkafka_consumer()
+        conf["bootstrap.servers"] = run.args.bootstrap
+        conf["group.id"] = run.args.group
+        return conf
+
+    # -- producer --
+    async def producer(self, run):
+        return self.kafka.Producer(self.producer_conf(run))
 
     def send(self, producer):
         return producer.produce
@@ -47,10 +58,7 @@ class ConfluentAPI(Client):
 
     # -- consumer --
     async def consumer(self, run):
-        conf = settings.librdkafka_consumer()
-        conf["bootstrap.servers"] = run.args.bootstrap
-        conf["group.id"] = run.args.group
-        c = self.kafka.Consumer(conf)
+        c = self.kafka.Consumer(self.consumer_conf(run))
         c.subscribe([run.args.topic])
         return c
 

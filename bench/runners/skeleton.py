@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
-from operator import attrgetter
+from operator import attrgetter, methodcaller
 
 from harness.settings import BATCH, CHUNK
 
@@ -138,6 +138,27 @@ class Client:
 
     def account_messages(self):
         return account_messages(self.partitions, *self.message_fields())
+
+
+def track_futures(deliveries: Deliveries) -> tuple:
+    """``Client.delivery`` of asyncio clients whose send returns a future: count each future's
+    outcome when it is done."""
+
+    def on_done(fut):
+        if not fut.cancelled() and fut.exception() is None:
+            deliveries.ok += 1
+        else:
+            deliveries.failed("cancelled" if fut.cancelled() else repr(fut.exception()))
+
+    return "future", methodcaller("add_done_callback", on_done)
+
+
+async def until_reported(deliveries) -> None:
+    """After an asyncio client's flush: let the loop run the futures' last done-callbacks."""
+    for _ in range(1000):
+        if deliveries is None or deliveries.ok + deliveries.err >= deliveries.expected:
+            return
+        await asyncio.sleep(0)
 
 
 # ---------------------------------------------------------------------------------------------
