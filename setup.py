@@ -14,6 +14,11 @@ extension is compiled, in this order:
 4. Otherwise ``librdkafka-build/build.sh`` runs (a few minutes: it builds librdkafka and its
    dependencies from pinned, checksum-verified sources) and step 2 applies.
 
+``CB_GSSAPI=1`` (Kerberos) replaces steps 2-4: the pinned build with SASL GSSAPI in
+``librdkafka-build/static-gssapi`` is used, made first by ``CB_GSSAPI=1 librdkafka-build/build.sh``
+if needed. It links the system's Cyrus SASL (``libsasl2``) dynamically, so the extension needs
+libsasl2 and its GSSAPI plugin (Debian: ``libsasl2-modules-gssapi-mit``) where it runs.
+
 With the pinned build, librdkafka's internal headers from the very tree the archive was built
 from let ``src/includes/rdkafka_fast.h`` skip slow public calls on hot paths
 (``CB_RDKAFKA_INTERNALS``); ``CB_PUBLIC_API_ONLY=1`` turns that off.
@@ -36,6 +41,19 @@ STATIC_DEPS = [("libcurl.a", ["curl"]), ("libssl.a", ["ssl"]), ("libcrypto.a", [
 SYSTEM_ONLY_DEPS = ["sasl2", "lz4"]
 
 
+def gssapi_requested():
+    value = os.environ.get("CB_GSSAPI", "0")
+    if value not in ("0", "1"):
+        raise SystemExit(f"CB_GSSAPI={value}: set it to 1 (build with GSSAPI) or 0 (the default)")
+    return value == "1"
+
+
+# The pinned build this checkout links: (its prefix, its configured librdkafka tree).
+VARIANT = "-gssapi" if gssapi_requested() else ""
+PINNED_PREFIX = BUILD_DIR / f"static{VARIANT}"
+PINNED_TREE = BUILD_DIR / f"build{VARIANT}" / "librdkafka" / "src"
+
+
 def pin():
     """librdkafka-build/VERSION as a dict."""
     values = {}
@@ -52,6 +70,17 @@ def system_libraries():
     return ["m"] if os.name != "nt" else []
 
 
+def system_only_deps_of(prefix):
+    """The SYSTEM_ONLY_DEPS a prefix's librdkafka was built with (its rdkafka.pc requires them)."""
+    pc = prefix / "lib" / "pkgconfig" / "rdkafka.pc"
+    required = set()
+    if pc.exists():
+        for line in pc.read_text().splitlines():
+            if line.startswith("Requires.private:"):
+                required.update(line.partition(":")[2].replace(",", " ").split())
+    return [dep for dep in SYSTEM_ONLY_DEPS if "lib" + dep in required]
+
+
 def static_prefix_flags(prefix, internals_tree=None):
     """Link flags for a prefix holding librdkafka.a (and maybe its dependencies' archives)."""
     include, lib = prefix / "include", prefix / "lib"
@@ -62,8 +91,8 @@ def static_prefix_flags(prefix, internals_tree=None):
             objects.append(str(lib / archive))
         else:
             libraries += dynamic
-    if not bundled:
-        libraries += SYSTEM_ONLY_DEPS
+    # A self-contained prefix may still need Cyrus SASL from the system (the GSSAPI build).
+    libraries += system_only_deps_of(prefix) if bundled else SYSTEM_ONLY_DEPS
     flags = dict(include_dirs=[str(include)], extra_objects=objects,
                  libraries=libraries + system_libraries(), extra_link_args=[], define_macros=[])
     if sys.platform.startswith("linux"):
@@ -87,14 +116,13 @@ def dynamic_prefix_flags(prefix):
 
 
 def pinned_build_complete():
-    stamp = BUILD_DIR / "static" / ".pinned-build"
+    stamp = PINNED_PREFIX / ".pinned-build"
     return stamp.exists() and stamp.read_bytes() == (BUILD_DIR / "VERSION").read_bytes()
 
 
 def pinned_build_flags():
-    tree = BUILD_DIR / "build" / "librdkafka" / "src"
-    return static_prefix_flags(BUILD_DIR / "static",
-                               tree if (tree / "rdkafka_msg.h").exists() else None)
+    return static_prefix_flags(PINNED_PREFIX,
+                               PINNED_TREE if (PINNED_TREE / "rdkafka_msg.h").exists() else None)
 
 
 def pkg_config_flags(version):
@@ -117,26 +145,26 @@ def librdkafka_flags():
             raise SystemExit(f"RDKAFKA_PREFIX={given}: no include/librdkafka/rdkafka.h there")
         if (prefix / "lib" / "librdkafka.a").exists() and os.environ.get("RDKAFKA_DYNAMIC") != "1":
             internals = None
-            if prefix == (BUILD_DIR / "static").resolve() and pinned_build_complete():
-                internals = BUILD_DIR / "build" / "librdkafka" / "src"
+            if prefix == PINNED_PREFIX.resolve() and pinned_build_complete():
+                internals = PINNED_TREE
             return "RDKAFKA_PREFIX (static)", static_prefix_flags(prefix, internals)
         return "RDKAFKA_PREFIX (shared)", dynamic_prefix_flags(prefix)
+    pinned = f"the pinned build in librdkafka-build/{PINNED_PREFIX.name}"
     if pinned_build_complete():
-        return "the pinned build in librdkafka-build/static", pinned_build_flags()
+        return pinned, pinned_build_flags()
     version = pin()["LIBRDKAFKA_VERSION"]
-    if os.environ.get("CB_BUNDLED_LIBRDKAFKA") != "1":
+    if not VARIANT and os.environ.get("CB_BUNDLED_LIBRDKAFKA") != "1":
         flags = pkg_config_flags(version)
         if flags is not None:
             return f"pkg-config rdkafka >= {version}", flags
     if not (BUILD_DIR / "build.sh").exists():
         raise SystemExit("librdkafka not found: set RDKAFKA_PREFIX or install librdkafka "
                          f">= {version} with pkg-config")
-    print(f"librdkafka >= {version} not found: building the pinned one (librdkafka-build/build.sh)",
-          flush=True)
-    subprocess.check_call(["bash", str(BUILD_DIR / "build.sh")])
+    print(f"{pinned} not found: building it (librdkafka-build/build.sh)", flush=True)
+    subprocess.check_call(["bash", str(BUILD_DIR / "build.sh")])  # CB_GSSAPI passes through
     if not pinned_build_complete():
         raise SystemExit("librdkafka-build/build.sh finished without a complete build")
-    return "the pinned build in librdkafka-build/static", pinned_build_flags()
+    return pinned, pinned_build_flags()
 
 
 class BuildExt(build_ext):
@@ -169,6 +197,8 @@ class BuildExt(build_ext):
         (ext,) = self.extensions
         for key, value in flags.items():
             setattr(ext, key, getattr(ext, key, []) + list(value))
+        # A rebuilt librdkafka (or dependency) archive makes the extension out of date too.
+        ext.depends = list(ext.depends) + list(flags.get("extra_objects", []))
         # include_path: src for the included implementation files and includes/; the checkout
         # root for the package, whose confluent_binding/_core.pxd declares the module's C shape.
         (cythonized,) = cythonize([ext], include_path=["src", str(HERE)],

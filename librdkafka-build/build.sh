@@ -7,14 +7,20 @@
 #   ./build.sh            build, or print one line and exit if static/ already holds this pin
 #   ./build.sh --force    rebuild from scratch
 #   ./build.sh --fetch    only download and verify the source tarballs into downloads/
+#   CB_GSSAPI=1 ./build.sh [--force]   the Kerberos variant into ./static-gssapi (see SASL below)
 #
 # Sources (all checked against VERSION): librdkafka from the npm package NPM_PACKAGE; the
 # dependencies are the upstream tarballs kept by Debian's archive, fetched with apt's downloader.
 # Without apt (other systems, build containers) place the tarballs in downloads/ first.
-# SASL: librdkafka's builtin PLAIN, SCRAM and OAUTHBEARER; no GSSAPI (Cyrus SASL and Kerberos load
-# plugins from the system at run time and cannot be bundled).
-# The configured librdkafka tree stays in build/librdkafka (setup.py and build-perf.sh use its
-# internal headers).
+# SASL: librdkafka's builtin PLAIN, SCRAM and OAUTHBEARER. GSSAPI (Kerberos) needs Cyrus SASL, which
+# loads its mechanism plugins and the Kerberos configuration from the system at run time, so it
+# cannot be bundled and the default build has none. CB_GSSAPI=1 builds the variant with it into
+# static-gssapi/ (tree in build-gssapi/): libsasl2 linked dynamically (build: libsasl2-dev, installed
+# here on Debian; run: libsasl2-2 and libsasl2-modules-gssapi-mit), all else static as above. When
+# static/ already holds this pin, its zlib, zstd, OpenSSL and curl are copied from there and only
+# librdkafka is compiled (a few minutes); otherwise they are built too. static/ is only read.
+# The configured librdkafka tree stays in build/librdkafka (build-gssapi/librdkafka): setup.py and
+# build-perf.sh use its internal headers.
 set -euo pipefail
 # shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -22,6 +28,11 @@ STAMP=$PREFIX/.pinned-build
 REQUIRED_FEATURES=(gzip snappy ssl sasl_plain sasl_scram sasl_oauthbearer zstd lz4 http oidc)
 # Libraries the built librdkafka must not need at run time (all are linked in statically).
 BUNDLED_SONAMES='libssl|libcrypto|libcurl|libz\.|libzstd|liblz4|libsasl2'
+if [[ $GSSAPI == 1 ]]; then
+    REQUIRED_FEATURES+=(sasl_gssapi)
+    BUNDLED_SONAMES='libssl|libcrypto|libcurl|libz\.|libzstd|liblz4'
+fi
+NAME=static$VARIANT
 
 # Compile and run a probe against static/ (via pkg-config); prints "<version> <hex> <features>".
 PROBE_DIR=$(mktemp -d)
@@ -63,6 +74,10 @@ check_features() {
         echo "the probe links the libraries above dynamically; they should be static" >&2
         return 1
     fi
+    if [[ $GSSAPI == 1 ]] && command -v ldd >/dev/null && ! ldd "$PROBE_DIR/probe" | grep -q libsasl2; then
+        echo "the probe does not link the system's libsasl2 dynamically" >&2
+        return 1
+    fi
 }
 
 if [[ ${1:-} == --fetch ]]; then
@@ -81,12 +96,13 @@ fi
 # ---- fast path: already built --------------------------------------------------------------
 if [[ ${1:-} != --force && -f $STAMP ]] && cmp -s "$STAMP" "$HERE/VERSION" &&
     out=$(check_features 2>/dev/null); then
-    echo "librdkafka $LIBRDKAFKA_VERSION already built in static/ (${out#*builtin.features: }); --force rebuilds"
+    echo "librdkafka $LIBRDKAFKA_VERSION already built in $NAME/ (${out#*builtin.features: }); --force rebuilds"
     exit 0
 fi
 
 # ---- build tools (Debian; elsewhere the caller installs a C toolchain, make, perl, pkg-config) --
 BUILD_DEPS=(build-essential pkg-config perl python3 xz-utils)
+[[ $GSSAPI == 1 ]] && BUILD_DEPS+=(libsasl2-dev)
 if [[ ! -f $DOWNLOADS/$NPM_TARBALL ]] && ! command -v npm >/dev/null; then BUILD_DEPS+=(npm); fi
 missing=()
 command -v dpkg-query >/dev/null || BUILD_DEPS=()
@@ -101,9 +117,21 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 fi
 phase_done tools
 
+# The GSSAPI variant takes the dependencies from a complete default build of this pin.
+REUSE_DEPS=0
+if [[ $GSSAPI == 1 && -f $DEFAULT_PREFIX/.pinned-build ]] &&
+    cmp -s "$DEFAULT_PREFIX/.pinned-build" "$HERE/VERSION"; then
+    REUSE_DEPS=1
+fi
+
 # ---- sources --------------------------------------------------------------------------------
-fetch_all
-echo "sources: $NPM_PACKAGE, zlib $ZLIB_VERSION, zstd $ZSTD_VERSION, OpenSSL $OPENSSL_VERSION, curl $CURL_VERSION (checksums OK)"
+if [[ $REUSE_DEPS == 1 ]]; then
+    fetch_librdkafka
+    echo "sources: $NPM_PACKAGE (checksum OK); zlib, zstd, OpenSSL, curl from static/"
+else
+    fetch_all
+    echo "sources: $NPM_PACKAGE, zlib $ZLIB_VERSION, zstd $ZSTD_VERSION, OpenSSL $OPENSSL_VERSION, curl $CURL_VERSION (checksums OK)"
+fi
 unpack() {  # unpack NAME DIR: the tarball of dependency NAME into build/DIR
     local tarball=${1}_TARBALL
     rm -rf "${WORK:?}/$2" && mkdir -p "$WORK/$2"
@@ -130,6 +158,7 @@ run_logged() {  # run_logged NAME cmd...: output to build/NAME.log, its tail on 
     "${@:2}" >>"$(log "$1")" 2>&1 || { tail -40 "$(log "$1")"; die "$1 failed: ${*:2} (build/$1.log)"; }
 }
 
+build_dependencies() {
 # ---- zlib ---------------------------------------------------------------------------------
 unpack ZLIB zlib
 check_license ZLIB zlib zlib-LICENSE
@@ -169,6 +198,30 @@ check_license CURL curl curl-COPYING
  run_logged curl make -j"$JOBS" -C lib && run_logged curl make -C lib install &&
  run_logged curl make -C include install && run_logged curl make install-pkgconfigDATA)
 phase_done curl
+}
+
+# The dependencies' headers, archives and pkg-config files of the default build (not its
+# librdkafka), with the .pc files pointing here.
+copy_dependencies() {
+    local f
+    (cd "$DEFAULT_PREFIX/include" && for f in *; do
+        [[ $f == librdkafka ]] || cp -R "$f" "$PREFIX/include/"
+    done)
+    for f in "$DEFAULT_PREFIX"/lib/*.a; do
+        [[ ${f##*/} == librdkafka* ]] || cp "$f" "$PREFIX/lib/"
+    done
+    for f in "$DEFAULT_PREFIX"/lib/pkgconfig/*.pc; do
+        [[ ${f##*/} == rdkafka* ]] ||
+            sed "s|$DEFAULT_PREFIX|$PREFIX|g" "$f" >"$PREFIX/lib/pkgconfig/${f##*/}"
+    done
+}
+
+if [[ $REUSE_DEPS == 1 ]]; then
+    copy_dependencies
+    phase_done deps
+else
+    build_dependencies
+fi
 
 # ---- librdkafka (the C library only; src-cpp is not needed) ----------------------------------
 rm -rf "$TREE" && mkdir -p "$TREE"
@@ -180,12 +233,14 @@ cmp -s "$TREE/LICENSES.txt" "$HERE/../licenses/librdkafka-LICENSES.txt" ||
     die "licenses/librdkafka-LICENSES.txt differs from the pinned librdkafka's LICENSES.txt"
 cd "$TREE"
 : >"$(log librdkafka)"
+GSSAPI_OPTION=--disable-gssapi
+[[ $GSSAPI == 1 ]] && GSSAPI_OPTION=--enable-gssapi
 # mklove links a dependency statically when STATIC_LIB_<name> names its archive.
 run_logged librdkafka env LIBS="$LIBS_SYS" \
     STATIC_LIB_zlib="$PREFIX/lib/libz.a" STATIC_LIB_libzstd="$PREFIX/lib/libzstd.a" \
     STATIC_LIB_libcrypto="$PREFIX/lib/libcrypto.a" STATIC_LIB_libssl="$PREFIX/lib/libssl.a" \
     STATIC_LIB_libcurl="$PREFIX/lib/libcurl.a" \
-    ./configure --prefix="$PREFIX" --enable-static --disable-gssapi --disable-lz4-ext \
+    ./configure --prefix="$PREFIX" --enable-static "$GSSAPI_OPTION" --disable-lz4-ext \
     --enable-ssl --enable-zstd --enable-zlib --enable-curl --pkg-config-path="$PREFIX/lib/pkgconfig"
 grep -E '^ *BUILT_WITH' "$(log librdkafka)" || true
 run_logged librdkafka make -C src -j"$JOBS"
@@ -193,7 +248,7 @@ run_logged librdkafka make -C src install
 phase_done librdkafka
 
 # ---- verify -------------------------------------------------------------------------------
-check_features || die "the built librdkafka in static/ is not the pinned, self-contained one (see above); not marking it as built"
+check_features || die "the built librdkafka in $NAME/ is not the pinned, self-contained one (see above); not marking it as built"
 cp "$HERE/VERSION" "$STAMP"
 phase_done check
 awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "== total      %6.1f s\n", b - a }'

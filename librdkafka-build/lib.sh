@@ -6,14 +6,23 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/VERSION"
 # A directory may be a symlink to another checkout's (a shared build): work in its real place.
 real_dir() { if [[ -d $1 ]]; then (cd -P "$1" && pwd); else echo "$1"; fi; }
-PREFIX=$(real_dir "$HERE/static")        # headers, librdkafka.a and the static libraries it needs
-WORK=$(real_dir "$HERE/build")           # unpacked, configured source trees
+die() { echo "${0##*/}: ERROR: $*" >&2; exit 1; }
+# CB_GSSAPI=1 selects the Kerberos variant: the same pinned librdkafka, also with SASL GSSAPI
+# through Cyrus SASL (libsasl2, linked dynamically from the system), in its own directories
+# static-gssapi/ and build-gssapi/. The default build (static/, build/) is never touched by it.
+case ${CB_GSSAPI:-0} in
+    0) GSSAPI=0; VARIANT="" ;;
+    1) GSSAPI=1; VARIANT=-gssapi ;;
+    *) die "CB_GSSAPI=${CB_GSSAPI}: set it to 1 (build with GSSAPI) or 0 (the default)" ;;
+esac
+PREFIX=$(real_dir "$HERE/static$VARIANT")  # headers, librdkafka.a and the static libraries it needs
+WORK=$(real_dir "$HERE/build$VARIANT")     # unpacked, configured source trees
+DEFAULT_PREFIX=$(real_dir "$HERE/static")  # the default build (the GSSAPI one reuses its libraries)
 DOWNLOADS=$(real_dir "$HERE/downloads")  # verified source tarballs
 TREE=$WORK/librdkafka          # the configured librdkafka tree (its internal headers)
 JOBS=${JOBS:-$( (nproc || sysctl -n hw.ncpu) 2>/dev/null || echo 2)}
 OS=$(uname -s)
 
-die() { echo "${0##*/}: ERROR: $*" >&2; exit 1; }
 T_START=$EPOCHREALTIME
 T_PHASE=$T_START
 phase_done() {  # print the time since the previous phase
