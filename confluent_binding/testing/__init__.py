@@ -6,6 +6,8 @@ The topic helpers (create, delete, inspect, readiness) use the binding's own
 - :class:`KafkaCluster` - single-node KRaft broker run from Maven Central jars
   (needs ``java`` 17+ and, once, ``mvn``), optional SSL / SASL listeners.
 - :class:`ExternalKafkaCluster` - same helpers for an already running cluster.
+- :class:`KerberosRealm` - a real MIT Kerberos KDC on loopback (needs Debian's ``krb5-kdc``,
+  ``krb5-admin-server``), for a broker with GSSAPI (``KafkaCluster(kerberos=realm)``).
 - :func:`ensure_kafka_jars` - fetch and cache the broker jars.
 - :class:`SchemaRegistryServer` - a real Schema Registry (Apicurio Registry,
   Confluent's REST API) built from Maven Central with ``mvn`` once;
@@ -29,6 +31,7 @@ from .cluster import (
     KafkaCluster,
     KafkaClusterError,
 )
+from .kerberos import KerberosError, KerberosRealm
 from .schema_registry import (
     CCOMPAT_PATH,
     DEFAULT_APICURIO_VERSION,
@@ -50,6 +53,8 @@ __all__ = [
     "KafkaCluster",
     "KafkaClusterError",
     "KafkaJarsError",
+    "KerberosError",
+    "KerberosRealm",
     "SASL_USERS",
     "SchemaRegistryServer",
     "SchemaRegistryServerError",

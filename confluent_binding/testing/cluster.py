@@ -32,6 +32,7 @@ from .._keywords import properties
 from . import _process
 from ._certs import TestCertificates, make_test_certificates
 from ._jars import DEFAULT_KAFKA_VERSION, cache_dir, ensure_kafka_jars
+from .kerberos import KerberosRealm
 
 __all__ = [
     "DEFAULT_JVM_OPTS",
@@ -57,6 +58,10 @@ _TOOL_JVM_OPTS = ("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 #: SASL users known to SASL listeners (PLAIN and both SCRAM mechanisms).
 SASL_USERS = {"admin": "admin-secret", "alice": "alice-secret"}
 _SCRAM_MECHANISMS = ("SCRAM-SHA-256", "SCRAM-SHA-512")
+#: The broker's Kerberos service name and host: its principal is kafka/127.0.0.1@<realm>, the
+#: name a client asks for when it connects to the advertised 127.0.0.1 listener.
+KERBEROS_SERVICE = "kafka"
+_KERBEROS_HOST = "127.0.0.1"
 
 _LOG4J2 = """\
 status = warn
@@ -264,22 +269,6 @@ class ExternalKafkaCluster(_TopicAdmin):
 _LIVE: "set[KafkaCluster]" = set()
 
 
-class _Resources:
-    """What a cluster's finalizer releases (no reference to the cluster itself)."""
-
-    __slots__ = ("proc", "remove")
-
-    def __init__(self) -> None:
-        self.proc: Optional[subprocess.Popen] = None
-        self.remove: List[Path] = []
-
-
-def _release(res: _Resources) -> None:
-    _process.kill(res.proc)
-    for path in res.remove:
-        shutil.rmtree(path, ignore_errors=True)
-
-
 class KafkaCluster(_TopicAdmin):
     """One combined broker+controller KRaft node on loopback.
 
@@ -290,6 +279,10 @@ class KafkaCluster(_TopicAdmin):
       acl: enforce ACLs with KRaft's ``StandardAuthorizer``: ``User:admin`` and
         the unauthenticated listeners' ``User:ANONYMOUS`` are super users, every
         other principal (e.g. SASL user ``alice``) needs ACLs.
+      kerberos: a started :class:`~confluent_binding.testing.kerberos.KerberosRealm`: the SASL
+        listeners (implies ``sasl``) also offer GSSAPI; :meth:`start` creates the broker's
+        principal ``kafka/127.0.0.1`` and keytab in the realm.  Clients:
+        :meth:`gssapi_client_config` (run them with ``realm.env``).
       version: Apache Kafka version (jars fetched by :func:`ensure_kafka_jars`).
       broker_properties: overrides for ``server.properties`` (``None`` value
         removes a key).
@@ -337,9 +330,11 @@ class KafkaCluster(_TopicAdmin):
         class_data_sharing: bool = True,
         verbose: bool = False,
         acl: bool = False,
+        kerberos: Optional[KerberosRealm] = None,
     ):
         self.ssl = bool(ssl)
-        self.sasl = bool(sasl)
+        self.kerberos = kerberos
+        self.sasl = bool(sasl) or kerberos is not None
         self.acl = bool(acl)
         self.version = version
         self.broker_properties = dict(broker_properties or {})
@@ -348,10 +343,10 @@ class KafkaCluster(_TopicAdmin):
                         else Path(tempfile.mkdtemp(prefix="kafka-cluster-")))
         # At interpreter exit (or garbage collection): kill a leftover broker
         # and remove the directories this object created.
-        self._res = _Resources()
+        self._res = _process.Resources()
         if self._owns_workdir:
             self._res.remove.append(self.workdir)
-        self._finalizer = weakref.finalize(self, _release, self._res)
+        self._finalizer = weakref.finalize(self, _process.release, self._res)
         self._log_dir_parent = Path(log_dir) if log_dir is not None else None
         self.data_dir: Optional[Path] = None
         self.heap = heap
@@ -359,6 +354,8 @@ class KafkaCluster(_TopicAdmin):
         self.jvm_opts = list(DEFAULT_JVM_OPTS if jvm_opts is None else jvm_opts)
         if fast_startup:
             self.jvm_opts.append("-XX:TieredStopAtLevel=1")
+        if kerberos is not None:
+            self.jvm_opts += kerberos.jvm_opts
         self.jvm_opts += list(extra_jvm_opts)
         self.class_data_sharing = class_data_sharing
         self._cds_dump: Optional[tuple] = None
@@ -370,6 +367,7 @@ class KafkaCluster(_TopicAdmin):
         self.cluster_id: Optional[str] = None
         self.ports: Dict[str, int] = {}
         self.certs: Optional[TestCertificates] = None
+        self.keytab: Optional[Path] = None
         self.timings: Dict[str, float] = {}
         self._proc: Optional[subprocess.Popen] = None
         self._log_file = None
@@ -498,6 +496,25 @@ class KafkaCluster(_TopicAdmin):
         conf.update(properties(extra))
         return conf
 
+    def gssapi_client_config(self, principal: str, keytab: os.PathLike,
+                             _config: Optional[Mapping[str, Any]] = None,
+                             **extra: Any) -> Dict[str, Any]:
+        """librdkafka config for GSSAPI (Kerberos) on the SASL_PLAINTEXT listener (needs
+        ``kerberos=``): librdkafka gets the ticket itself with ``kinit`` from ``keytab``."""
+        if self.kerberos is None:
+            raise KafkaClusterError("no Kerberos realm (construct with kerberos=)")
+        conf: Dict[str, Any] = {
+            "bootstrap.servers": self.sasl_bootstrap_servers,
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanisms": "GSSAPI",
+            "sasl.kerberos.service.name": KERBEROS_SERVICE,
+            "sasl.kerberos.principal": self.kerberos.principal(principal),
+            "sasl.kerberos.keytab": str(keytab),
+        }
+        conf.update(_config or {})
+        conf.update(properties(extra))
+        return conf
+
     # -- configuration ------------------------------------------------------------
 
     def _listener_names(self) -> List[str]:
@@ -581,11 +598,22 @@ class KafkaCluster(_TopicAdmin):
                 + ['user_%s="%s"' % (u, pw) for u, pw in SASL_USERS.items()]
             ) + ";"
             scram = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+            if self.kerberos is not None:
+                assert self.keytab is not None
+                props["sasl.enabled.mechanisms"] += ",GSSAPI"
+                props["sasl.kerberos.service.name"] = KERBEROS_SERVICE
+                gssapi = (
+                    "com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true "
+                    'storeKey=true keyTab="%s" principal="%s";'
+                    % (self.keytab, self.kerberos.principal(
+                        "%s/%s" % (KERBEROS_SERVICE, _KERBEROS_HOST))))
             for listener in [n for n in self._listener_names() if n.startswith("SASL_")]:
                 prefix = "listener.name.%s." % listener.lower()
                 props[prefix + "plain.sasl.jaas.config"] = plain
                 for mech in _SCRAM_MECHANISMS:
                     props[prefix + mech.lower() + ".sasl.jaas.config"] = scram
+                if self.kerberos is not None:
+                    props[prefix + "gssapi.sasl.jaas.config"] = gssapi
         if self.acl:
             props["authorizer.class.name"] = (
                 "org.apache.kafka.metadata.authorizer.StandardAuthorizer")
@@ -732,6 +760,9 @@ class KafkaCluster(_TopicAdmin):
         self.ports = dict(zip(names, _free_ports(len(names))))
         if self.ssl:
             self.certs = make_test_certificates(self.workdir / "certs")
+        if self.kerberos is not None and self.keytab is None:
+            self.keytab = self.kerberos.add_principal(
+                "%s/%s" % (KERBEROS_SERVICE, _KERBEROS_HOST), self.workdir / "kafka.keytab")
         self.cluster_id = _new_cluster_id()
         self._write_config()
         t1 = time.monotonic()
