@@ -12,6 +12,7 @@ PYTEST_ARGS ?=
 
 PHONY_SPARK := demo-spark bench-spark bench-columnar
 .PHONY: $(PHONY_SPARK) all demo test lint unit integration bench bench-quick wheel librdkafka system deps jars schema-registry clean install
+.PHONY: system-kerberos librdkafka-gssapi test-gssapi
 
 all: $(STAMP_EXT)
 
@@ -28,6 +29,31 @@ system:
 	fi
 
 librdkafka: $(RDKAFKA_STAMP)
+
+# Kerberos (SASL GSSAPI): wheels cannot carry it (Cyrus SASL loads plugins from the system), so
+# it is a from-source build on request: CB_GSSAPI=1 builds the pinned librdkafka with the system's
+# libsasl2 into librdkafka-build/static-gssapi, reusing static/'s OpenSSL, curl, zstd and zlib.
+# Its test (tests/gssapi: a real MIT KDC, a broker with a GSSAPI listener) is part of `make test`.
+KERBEROS_PACKAGES := krb5-kdc krb5-admin-server krb5-user libsasl2-dev libsasl2-modules-gssapi-mit
+GSSAPI_STAMP := librdkafka-build/static-gssapi/.pinned-build
+system-kerberos:
+	@missing=""; for p in $(KERBEROS_PACKAGES); do \
+	  [ "$$(dpkg-query -W -f='$${db:Status-Status}' $$p 2>/dev/null)" = installed ] || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+$(GSSAPI_STAMP): librdkafka-build/VERSION librdkafka-build/build.sh librdkafka-build/lib.sh $(RDKAFKA_STAMP) | system-kerberos
+	CB_GSSAPI=1 bash librdkafka-build/build.sh
+
+librdkafka-gssapi: $(GSSAPI_STAMP)
+
+# The extension against it is built by the test itself, into build/gssapi.
+test-gssapi: system system-kerberos $(STAMP_EXT) jars $(GSSAPI_STAMP)
+	$(PY) -m pytest tests/gssapi $(PYTEST_ARGS)
 
 # build.sh rewrites the stamp only when it really builds, so the extension is rebuilt only then.
 $(RDKAFKA_STAMP): librdkafka-build/VERSION librdkafka-build/build.sh librdkafka-build/lib.sh
@@ -90,7 +116,7 @@ lint: $(VENV)/.deps-stamp
 	$(VENV)/bin/ruff check --no-cache $(LINT_PY)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/cython-lint $(LINT_CY)
 
-test: lint system $(STAMP_EXT) jars schema-registry $(WHEEL_STAMP)
+test: lint system system-kerberos $(STAMP_EXT) jars schema-registry $(WHEEL_STAMP) $(GSSAPI_STAMP)
 	$(PY) -m pytest tests $(PYTEST_ARGS)
 
 unit: $(STAMP_EXT)
