@@ -20,7 +20,9 @@ import pytest
 
 from confluent_binding.testing import KafkaCluster, KerberosRealm
 
-pytestmark = pytest.mark.integration
+# The first test's set-up compiles the extension (about 2 min on a loaded 2-core machine):
+# more time than the suite's per-test limit; the clients have their own time limits.
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = Path(__file__).with_name("gssapi_client.py")
