@@ -59,9 +59,10 @@ test-gssapi: system system-kerberos $(STAMP_EXT) jars $(GSSAPI_STAMP)
 $(RDKAFKA_STAMP): librdkafka-build/VERSION librdkafka-build/build.sh librdkafka-build/lib.sh
 	bash librdkafka-build/build.sh
 
-$(VENV)/.deps-stamp: requirements-dev.txt
+$(VENV)/.deps-stamp: requirements-dev.txt requirements-nodeps.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps -r requirements-nodeps.txt
 	touch $@
 
 deps: $(VENV)/.deps-stamp
