@@ -1,8 +1,13 @@
 """DeserializingConsumer: a Consumer whose poll() runs key and value deserializers."""
 
-from ._core import Consumer
+from ._core import Consumer, Message  # noqa: F401  (confluent's module offers Message too)
 from ._serdes import close_all, close_quietly, deserialize, offer_cluster_id, take_serdes
-from .error import ConsumeError
+from .error import (  # noqa: F401  (and these, as confluent's does)
+    ConsumeError,
+    KeyDeserializationError,
+    ValueDeserializationError,
+)
+from .serialization import MessageField, SerializationContext  # noqa: F401
 
 __all__ = ["DeserializingConsumer"]
 

@@ -1,8 +1,12 @@
 """DeserializingShareConsumer: a ShareConsumer whose poll() deserializes keys and values."""
 
-from ._core import ShareConsumer
+# KafkaError, Message, Messages, MessageField, SerializationContext: confluent's module offers
+# them too
+from ._core import KafkaError, Message, ShareConsumer  # noqa: F401
+from ._model import Messages  # noqa: F401
 from ._serdes import deserialize
 from .error import KeyDeserializationError, ValueDeserializationError
+from .serialization import MessageField, SerializationContext  # noqa: F401
 
 __all__ = ["DeserializingShareConsumer"]
 

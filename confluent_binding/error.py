@@ -89,3 +89,13 @@ class ValueDeserializationError(ConsumeError, SerializationError):
     def __init__(self, exception=None, kafka_message=None):
         super().__init__(_serde_error("_VALUE_DESERIALIZATION", exception),
                          exception=exception, kafka_message=kafka_message)
+
+
+def __getattr__(name):
+    # confluent_kafka.error also offers the compiled KafkaError and Message; _core imports this
+    # module while it loads, so they are looked up on first use
+    if name in ("KafkaError", "Message"):
+        from . import _core
+
+        return getattr(_core, name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
