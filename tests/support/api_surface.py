@@ -1,0 +1,200 @@
+"""confluent-kafka's public modules and names next to confluent_binding's.
+
+The README's table "confluent-kafka's API, name by name" is this module's output
+(``python -m tests.support.api_surface``); tests/unit/test_api_surface.py checks that every
+public name of confluent-kafka's modules exists in ours (but for the gaps listed here, each with
+its reason) and that the README still shows what this module finds.
+
+A module's public names: its ``__all__`` where it has one; otherwise every attribute without a
+leading underscore that is not a module, not a typing construct and not imported from outside
+confluent-kafka (the standard library, typing): classes, functions and constants.
+"""
+
+import importlib
+import types
+import typing
+
+#: confluent-kafka's modules and, for each, the module of ours that stands for it.
+MODULES = [
+    "confluent_kafka",
+    "confluent_kafka.cimpl",
+    "confluent_kafka.error",
+    "confluent_kafka.admin",
+    "confluent_kafka.serialization",
+    "confluent_kafka.serializing_producer",
+    "confluent_kafka.deserializing_consumer",
+    "confluent_kafka.deserializing_share_consumer",
+    "confluent_kafka.aio",
+    "confluent_kafka.aio.producer",
+    "confluent_kafka.schema_registry",
+    "confluent_kafka.schema_registry.schema_registry_client",
+    "confluent_kafka.schema_registry.error",
+    "confluent_kafka.schema_registry.serde",
+    "confluent_kafka.schema_registry.avro",
+    "confluent_kafka.schema_registry.json_schema",
+    "confluent_kafka.schema_registry.protobuf",
+]
+
+
+RULES = ("Schema Registry data-contract rules (CEL and JSONata rules, field encryption, "
+         "dead-letter queues, migrations): not implemented")
+ASYNC_SERDES = "asyncio Schema Registry serializers and deserializers: not implemented"
+SERDE_HELPERS = ("confluent-kafka's serde-building helpers (from its private _serde_builder), "
+                 "imported into this module")
+OAUTH_HELPERS = "confluent-kafka's helpers for its OAuth settings, imported into this module"
+AVRO_REPOSITORY = "confluent-kafka's named-schema repository for Avro references: not implemented"
+
+#: confluent-kafka's modules that have no counterpart here, and why.
+NOT_MIRRORED_MODULES = {
+    "confluent_kafka.kafkatest": "confluent-kafka's own system-test clients",
+    "confluent_kafka.avro": "the legacy AvroProducer/AvroConsumer, deprecated since "
+                            "confluent-kafka 2.0.2 in favour of schema_registry.avro",
+    "confluent_kafka.schema_registry.common": "the implementation shared by confluent-kafka's "
+                                              "sync and asyncio registry clients; its names are "
+                                              "offered by the modules above",
+    "confluent_kafka.schema_registry.confluent": "generated protobuf types for Confluent's "
+                                                 "schema metadata, decimals and variants",
+    "confluent_kafka.schema_registry.rules": RULES,
+    "confluent_kafka.schema_registry.rule_registry": RULES,
+    "confluent_kafka.schema_registry.wildcard_matcher": RULES,
+}
+
+_SERDE_BUILDER = ["SharedClusterIdResolver", "build_serdes", "close_serdes", "pop_serde_props",
+                  "propagate_cluster_id_resolver"]
+_FIELD_TRANSFORMS = ["get_inline_tags", "get_type", "transform", "validate_message"]
+
+#: Public names of the modules above that confluent_binding does not have, and why.
+GAPS = {
+    "confluent_kafka": {"kafkatest": NOT_MIRRORED_MODULES["confluent_kafka.kafkatest"]},
+    "confluent_kafka.serializing_producer": dict.fromkeys(_SERDE_BUILDER, SERDE_HELPERS),
+    "confluent_kafka.deserializing_consumer": dict.fromkeys(_SERDE_BUILDER, SERDE_HELPERS),
+    "confluent_kafka.schema_registry.schema_registry_client": dict.fromkeys(
+        ["VALID_AUTH_PROVIDERS", "normalize_identity_pool"], OAUTH_HELPERS),
+    "confluent_kafka.schema_registry.serde": {
+        **dict.fromkeys([
+            "DLQ_HEADER_PREFIX", "DLQ_RULE_EXCEPTION_HEADER", "DLQ_RULE_MODE_HEADER",
+            "DLQ_RULE_NAME_HEADER", "DLQ_RULE_SUBJECT_HEADER", "DLQ_RULE_TOPIC_HEADER",
+            "ErrorAction", "FieldContext", "FieldRuleExecutor", "FieldType", "Migration",
+            "NoneAction", "RuleAction", "RuleBase", "RuleConditionError", "RuleContext",
+            "RuleError", "RuleExecutor", "VALIDATION_RULES_PROP", "ValidationRule",
+            "ValidationRuleError", "ValidationRuleExecutor", "ValidationRulesExecution",
+            "default_validation_rule_executor", "evaluate_validation_rule",
+            "parse_validation_rules", "BaseSerde", "ParsedSchemaCache", "Migration"], RULES),
+        **dict.fromkeys([
+            "AsyncAssociatedNameStrategy", "AsyncBaseDeserializer", "AsyncBaseSerde",
+            "AsyncBaseSerializer", "async_build_serde"], ASYNC_SERDES),
+        **dict.fromkeys([
+            "AssociatedNameStrategy", "FALLBACK_TYPE", "KAFKA_CLUSTER_ID", "STRATEGY_TYPE_MAP",
+            "SubjectNameStrategyType", "build_serde", "clear_original_key", "get_original_key",
+            "set_original_key"], "confluent-kafka's configuration-driven serde construction "
+                                 "and association-based subject names: not implemented"),
+    },
+    "confluent_kafka.schema_registry.avro": {
+        **dict.fromkeys(["AsyncAvroDeserializer", "AsyncAvroDeserializerBuilder",
+                         "AsyncAvroSerializer", "AsyncAvroSerializerBuilder"], ASYNC_SERDES),
+        **dict.fromkeys(_FIELD_TRANSFORMS, RULES),
+        **dict.fromkeys(["LocalSchemaRepository", "parse_schema_with_repo"], AVRO_REPOSITORY),
+    },
+    "confluent_kafka.schema_registry.json_schema": {
+        **dict.fromkeys(["AsyncJSONDeserializer", "AsyncJSONDeserializerBuilder",
+                         "AsyncJSONSerializer", "AsyncJSONSerializerBuilder"], ASYNC_SERDES),
+        **dict.fromkeys(_FIELD_TRANSFORMS + ["DEFAULT_SPEC"], RULES),
+    },
+    "confluent_kafka.schema_registry.protobuf": {
+        **dict.fromkeys(["AsyncProtobufDeserializer", "AsyncProtobufDeserializerBuilder",
+                         "AsyncProtobufSerializer", "AsyncProtobufSerializerBuilder"],
+                        ASYNC_SERDES),
+        **dict.fromkeys(_FIELD_TRANSFORMS + ["is_map_field"], RULES),
+        **dict.fromkeys(["decimal_to_protobuf", "protobuf_to_decimal", "protobuf_to_variant",
+                         "variant_to_protobuf"], NOT_MIRRORED_MODULES[
+                             "confluent_kafka.schema_registry.confluent"] + ": not implemented"),
+    },
+}
+
+
+def ours(module_name):
+    return "confluent_binding" + module_name[len("confluent_kafka"):]
+
+
+def _typing_object(value):
+    return (isinstance(value, typing.TypeVar) or value is typing.TYPE_CHECKING
+            or getattr(value, "__module__", None) in ("typing", "typing_extensions"))
+
+
+def _from_elsewhere(value):
+    module = getattr(value, "__module__", None)
+    if not isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
+        return False
+    return module is not None and module != "cimpl" and not module.startswith("confluent_kafka")
+
+
+def public_names(module):
+    names = getattr(module, "__all__", None)
+    if names is not None:
+        return sorted(names)
+    found = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or isinstance(value, types.ModuleType):
+            continue
+        if _typing_object(value) or _from_elsewhere(value):
+            continue
+        found.append(name)
+    return sorted(found)
+
+
+def surface():
+    """[(confluent module, its public names, the names our module lacks)]"""
+    rows = []
+    for name in MODULES:
+        theirs = public_names(importlib.import_module(name))
+        try:
+            mine = importlib.import_module(ours(name))
+        except ImportError:
+            rows.append((name, theirs, theirs))
+            continue
+        rows.append((name, theirs, [n for n in theirs if not _has(mine, n)]))
+    return rows
+
+
+def _has(module, name):
+    if hasattr(module, name):
+        return True
+    try:  # a subpackage named in __all__ (confluent_kafka's "aio")
+        importlib.import_module(module.__name__ + "." + name)
+    except ImportError:
+        return False
+    return True
+
+
+def _names(names):
+    return ", ".join("`%s`" % n for n in names)
+
+
+def render():
+    """The README's table: every module, its names, and what is not here with the reason."""
+    rows = surface()
+    out = ["| confluent-kafka 2.16 | public names | in confluent_binding | not in "
+           "confluent_binding |", "|---|--:|--:|---|"]
+    for name, theirs, missing in rows:
+        gaps = GAPS.get(name, {})
+        reasons = {}
+        for n in missing:
+            reasons.setdefault(gaps.get(n, "MISSING"), []).append(n)
+        cell = "; ".join("%s (%s)" % (_names(ns), why) for why, ns in reasons.items()) or "-"
+        out.append("| `%s` | %d | %d | %s |" % (name, len(theirs), len(theirs) - len(missing),
+                                                cell))
+    for name, why in NOT_MIRRORED_MODULES.items():
+        out.append("| `%s.*` | | | the module (%s) |" % (name, why))
+    out.append("")
+    out.append("<details><summary>Every name, module by module (all present in "
+               "confluent_binding but for those in the table)</summary>")
+    out.append("")
+    for name, theirs, _missing in rows:
+        out.append("- `%s`: %s" % (name, _names(theirs)))
+    out.append("")
+    out.append("</details>")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    print(render(), end="")

@@ -1,0 +1,57 @@
+"""Every public name of confluent-kafka 2.16's modules exists in confluent_binding's, but for the
+gaps tests/support/api_surface.py lists with their reasons; and the README's table is what that
+module finds, so neither can drift silently."""
+
+import importlib
+import pkgutil
+from pathlib import Path
+
+import confluent_kafka
+import pytest
+
+from tests.support import api_surface
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+@pytest.mark.parametrize("module", api_surface.MODULES)
+def test_every_public_name_of_the_module_exists_here(module):
+    [(name, theirs, missing)] = [row for row in api_surface.surface() if row[0] == module]
+    assert theirs, "no public names found in %s" % module
+    assert sorted(missing) == sorted(api_surface.GAPS.get(module, {})), (
+        "names of %s missing here (or listed as gaps but present): update "
+        "tests/support/api_surface.py's GAPS and the README" % module)
+
+
+def test_the_same_objects_under_confluents_names():
+    # a name present is the thing confluent-kafka's is: the same object across our modules
+    # where confluent's are the same object
+    import confluent_binding
+    import confluent_binding.cimpl
+    import confluent_binding.error
+
+    for name in ("Producer", "Consumer", "Message", "TopicPartition", "KafkaError",
+                 "ShareConsumer", "murmur2"):
+        assert getattr(confluent_kafka.cimpl, name) is getattr(confluent_kafka, name)
+        assert getattr(confluent_binding.cimpl, name) is getattr(confluent_binding, name)
+    assert confluent_binding.error.KafkaError is confluent_binding.KafkaError
+    assert confluent_binding.error.Message is confluent_binding.Message
+
+
+def test_every_module_of_confluent_kafka_is_accounted_for():
+    modules = [m.name for m in pkgutil.walk_packages(confluent_kafka.__path__,
+                                                     "confluent_kafka.")]
+    public = [m for m in modules if not any(p.startswith("_") for p in m.split("."))]
+    unaccounted = [m for m in public if m not in api_surface.MODULES and not any(
+        m == n or m.startswith(n + ".") for n in api_surface.NOT_MIRRORED_MODULES)]
+    assert not unaccounted
+
+
+def test_readme_shows_the_table():
+    assert api_surface.render() in README.read_text(), (
+        "README's API table is stale: paste the output of python -m tests.support.api_surface")
+
+
+def test_every_mirrored_module_imports_here():
+    for module in api_surface.MODULES:
+        importlib.import_module(api_surface.ours(module))
