@@ -124,7 +124,7 @@ cdef class _Handle:
     cdef _TopicNames _names
 
     cdef _Conf _new_conf(self, dict conf, int events)
-    cdef int _open(self, rd_kafka_type_t rk_type, _Conf c) except -1
+    cdef int _open(self, rd_kafka_type_t rk_type, _Conf c, str what) except -1
     cdef inline int _ensure_open(self, bint handle_call=*) except -1
     cdef bint _forget_if_forked(self) noexcept
     cdef void _stash(self, BaseException exc) noexcept

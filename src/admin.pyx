@@ -209,7 +209,7 @@ cdef class _AdminClientImpl(_Handle):
             raise RuntimeError("AdminClient is already initialised")
         conf = _merge_conf(args, kwargs)
         self._in_flight_requests = {}
-        self._open(RD_KAFKA_PRODUCER, self._new_conf(conf, 0))
+        self._open(RD_KAFKA_PRODUCER, self._new_conf(conf, 0), "admin client")
         self._queue = rd_kafka_queue_get_main(self._rk)
         self._results = rd_kafka_queue_new(self._rk)
 

@@ -96,7 +96,7 @@ cdef class Consumer(_Handle):
         cdef _Conf c = self._new_conf(conf, 0)
         rd_kafka_conf_set_rebalance_cb(c.ptr, _rebalance_trampoline)
         rd_kafka_conf_set_offset_commit_cb(c.ptr, _commit_trampoline)
-        self._open(RD_KAFKA_CONSUMER, c)
+        self._open(RD_KAFKA_CONSUMER, c, "consumer")
         rd_kafka_poll_set_consumer(self._rk)
         self._queue = rd_kafka_queue_get_consumer(self._rk)
 
@@ -157,7 +157,7 @@ cdef class Consumer(_Handle):
             if not isinstance(t, str):
                 raise TypeError("topics must be a list of str, found %s" % type(t).__name__)
             rd_kafka_topic_partition_list_add(pl.ptr, (<str>t).encode(), RD_KAFKA_PARTITION_UA)
-        _check(rd_kafka_subscribe(self._rk, pl.ptr))
+        _check(rd_kafka_subscribe(self._rk, pl.ptr), "Failed to set subscription")
         self._on_assign, self._on_revoke, self._on_lost = on_assign, on_revoke, on_lost
 
     def unsubscribe(self):
@@ -449,7 +449,7 @@ cdef class Consumer(_Handle):
         with self._blocking:
             with nogil:
                 err = rd_kafka_committed(self._rk, pl.ptr, tmout)
-        _check(err)
+        _check(err, "Failed to get committed offsets")
         return pl.to_py()
 
     def position(self, partitions):
@@ -515,7 +515,7 @@ cdef class Consumer(_Handle):
                 with nogil:
                     err = rd_kafka_query_watermark_offsets(self._rk, ctopic, tp.partition, &low,
                                                            &high, tmout)
-        _check(err)
+        _check(err, "Failed to get watermark offsets")
         return (low, high)
 
     def offsets_for_times(self, partitions, timeout=None):
@@ -528,7 +528,7 @@ cdef class Consumer(_Handle):
         with self._blocking:
             with nogil:
                 err = rd_kafka_offsets_for_times(self._rk, pl.ptr, tmout)
-        _check(err)
+        _check(err, "Failed to get offsets")
         return pl.to_py()
 
     # -- group --

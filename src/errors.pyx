@@ -164,6 +164,8 @@ cdef int _check_error(rd_kafka_error_t *error) except -1:
     return 0
 
 
-cdef int _raise_errstr(rd_kafka_resp_err_t err, char *errstr) except -1:
-    """Raise KafkaException with librdkafka's own reason from an errstr buffer."""
-    raise KafkaException(KafkaError(<int>err, _cstr(errstr)))
+cdef int _raise_errstr(rd_kafka_resp_err_t err, char *errstr, str context=None) except -1:
+    """Raise KafkaException with librdkafka's own reason from an errstr buffer
+    ("context: reason" when a context is given)."""
+    cdef str reason = _cstr(errstr)
+    raise KafkaException(KafkaError(<int>err, "%s: %s" % (context, reason) if context else reason))

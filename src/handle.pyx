@@ -211,7 +211,9 @@ cdef class _Handle:
             rd_kafka_conf_set_events(c.ptr, events)
         return c
 
-    cdef int _open(self, rd_kafka_type_t rk_type, _Conf c) except -1:
+    cdef int _open(self, rd_kafka_type_t rk_type, _Conf c, str what) except -1:
+        """rd_kafka_new; a configuration it refuses raises confluent-kafka's
+        "Failed to create <what>: <librdkafka's reason>"."""
         cdef char errstr[512]
         cdef rd_kafka_conf_t *cp = c.take()
         errstr[0] = 0
@@ -219,7 +221,7 @@ cdef class _Handle:
             self._rk = rd_kafka_new(rk_type, cp, errstr, sizeof(errstr))
         if self._rk == NULL:
             rd_kafka_conf_destroy(cp)
-            _raise_errstr(RD_KAFKA_RESP_ERR__INVALID_ARG, errstr)
+            _raise_errstr(RD_KAFKA_RESP_ERR__INVALID_ARG, errstr, "Failed to create " + what)
         if self._logger is not None:
             rd_kafka_set_log_queue(self._rk, NULL)   # logs go to the main queue, served by poll
         return 0
@@ -447,10 +449,12 @@ cdef class _Handle:
         else:
             rd_kafka_queue_io_event_enable(self._queue, fd, b"1", 1)
 
-    def set_sasl_credentials(self, str username not None, str password not None):
+    def set_sasl_credentials(self, username, password):
         """Set SASL PLAIN/SCRAM credentials for the next authentication."""
+        cdef bytes user = _str_argument(username, 1)
+        cdef bytes secret = _str_argument(password, 2)
         self._ensure_open(True)
-        _check_error(rd_kafka_sasl_set_credentials(self._rk, username.encode(), password.encode()))
+        _check_error(rd_kafka_sasl_set_credentials(self._rk, user, secret))
 
     def __enter__(self):
         return self

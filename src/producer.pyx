@@ -115,7 +115,7 @@ cdef class Producer(_Handle):
         self._max_block = _max_block_seconds(conf.pop("max.block.ms", None))
         self._topics = {}
         self._pending = deque()
-        self._open(RD_KAFKA_PRODUCER, self._new_conf(conf, RD_KAFKA_EVENT_DR))
+        self._open(RD_KAFKA_PRODUCER, self._new_conf(conf, RD_KAFKA_EVENT_DR), "producer")
         self._queue = rd_kafka_queue_get_main(self._rk)
 
     cdef rd_kafka_topic_t *_topic(self, object topic) except NULL:
@@ -278,8 +278,7 @@ cdef class Producer(_Handle):
         a KafkaError ("Message failed: ..."), as in confluent-kafka. Every enqueued message gets
         its own delivery report.
         """
-        if not isinstance(topic, str):
-            raise TypeError("argument 1 must be str, not %s" % type(topic).__name__)
+        _str_argument(topic, 1)
         if not isinstance(messages, list):
             raise TypeError("messages must be a list")
         if not messages:

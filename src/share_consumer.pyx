@@ -374,11 +374,12 @@ cdef class ShareConsumer(_Handle):
                None if err == RD_KAFKA_RESP_ERR_NO_ERROR else KafkaException(KafkaError(<int>err)))
         return 0
 
-    def set_sasl_credentials(self, str username not None, str password not None):
+    def set_sasl_credentials(self, username, password):
         """Set SASL PLAIN/SCRAM credentials for the next authentication."""
+        cdef bytes user = _str_argument(username, 1)
+        cdef bytes secret = _str_argument(password, 2)
         self._check_open()
-        _share_check_error(rd_kafka_share_sasl_set_credentials(
-            self._rkshare, username.encode(), password.encode()))
+        _share_check_error(rd_kafka_share_sasl_set_credentials(self._rkshare, user, secret))
 
     # -- lifetime --
 

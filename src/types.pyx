@@ -66,6 +66,19 @@ cdef inline str _cstr(const char *s):
     return None if s == NULL else s.decode("utf-8", "replace")
 
 
+cdef bytes _str_argument(object value, int position):
+    """A str argument for a C string, with the errors CPython's argument parser gives
+    confluent-kafka's C functions: TypeError "argument N must be str, not T" and ValueError
+    "embedded null character"."""
+    if not isinstance(value, str):
+        raise TypeError("argument %d must be str, not %s"
+                        % (position, "None" if value is None else type(value).__name__))
+    cdef bytes encoded = (<str>value).encode()
+    if b"\0" in encoded:
+        raise ValueError("embedded null character")
+    return encoded
+
+
 cdef int64_t _as_c_int(object value, int64_t lowest, int64_t highest, str kind) except? -1:
     """An int argument as confluent-kafka parses one: TypeError for a non-integer, OverflowError
     outside the C type's range (``kind``: "integer" for an int, "short integer" for a short)."""

@@ -2,6 +2,7 @@
 types and messages. Each scenario is a function of the module under test (``m``) that returns
 plain data; ``same()`` runs it on both and asserts the outcomes are equal."""
 
+import importlib
 import pickle
 
 import pytest
@@ -514,3 +515,80 @@ def test_produce_batch_delivery_reports():
         return sorted(reports)
     same(with_producer(body))
 
+
+
+# -- librdkafka's refusals, in confluent-kafka's words -------------------------------------------
+
+def _admin(m, conf):
+    return importlib.import_module(m.__name__ + ".admin").AdminClient(conf)
+
+
+CONSTRUCTION_REFUSED = [
+    ("producer", lambda m: m.Producer(producer_conf(**{"transactional.id": "t",
+                                                       "enable.idempotence": False}))),
+    ("consumer", lambda m: m.Consumer(consumer_conf(**{"group.protocol": "consumer",
+                                                       "session.timeout.ms": 6000}))),
+    ("admin client", lambda m: _admin(m, producer_conf(**{"transactional.id": "t",
+                                                           "enable.idempotence": False}))),
+]
+
+
+@pytest.mark.parametrize("scenario", [s for _, s in CONSTRUCTION_REFUSED],
+                         ids=[n for n, _ in CONSTRUCTION_REFUSED])
+def test_a_configuration_librdkafka_refuses_says_what_failed_to_be_created(scenario):
+    outcome = same(scenario)
+    assert outcome[3].startswith("Failed to create "), outcome
+
+
+def _context(call):
+    """What a call that fails in librdkafka says before librdkafka's reason (the reason itself
+    depends on how far the connection attempts to the closed port got)."""
+    def body(c, m):
+        try:
+            call(c, m)
+        except m.KafkaException as e:
+            return e.args[0].str().split(": ")[0]
+        return "no error"
+    return body
+
+
+CONSUMER_CALLS_FAILING_IN_LIBRDKAFKA = [
+    ("committed", lambda c, m: c.committed([m.TopicPartition("t", 0)], timeout=0.2)),
+    ("get_watermark_offsets", lambda c, m: c.get_watermark_offsets(m.TopicPartition("t", 0),
+                                                                   timeout=0.2)),
+    ("offsets_for_times", lambda c, m: c.offsets_for_times([m.TopicPartition("t", 0, 5)],
+                                                           timeout=0.2)),
+]
+
+
+@pytest.mark.parametrize("call", [s for _, s in CONSUMER_CALLS_FAILING_IN_LIBRDKAFKA],
+                         ids=[n for n, _ in CONSUMER_CALLS_FAILING_IN_LIBRDKAFKA])
+def test_consumer_calls_failing_in_librdkafka_name_what_failed(call):
+    assert same(with_consumer(_context(call)))[1].startswith("Failed to get ")
+
+
+def test_subscribe_to_an_invalid_pattern():
+    outcome = same(with_consumer(lambda c, m: c.subscribe(["^["])))
+    assert outcome[3].startswith("Failed to set subscription: ")
+
+
+SASL_CREDENTIALS = [(None, None), (1, "x"), ("u", 2), ("u", None), (b"u", "p"), ("u\0x", "p"),
+                    ("u", "p\0"), ("u", "p")]
+
+
+@pytest.mark.parametrize("args", SASL_CREDENTIALS, ids=[repr(a) for a in SASL_CREDENTIALS])
+@pytest.mark.parametrize("kind", ["Producer", "Consumer", "ShareConsumer"])
+def test_set_sasl_credentials_arguments(kind, args):
+    def scenario(m):
+        if kind == "ShareConsumer":
+            h = m.ShareConsumer(producer_conf(**{"group.id": "g"}))
+            try:
+                return h.set_sasl_credentials(*args)
+            finally:
+                h.close()
+        return _with_client(kind, lambda h, m: h.set_sasl_credentials(*args), {})(m)
+    same(scenario)
+
+
+def test_produce_batch_topic_none():
+    same(with_producer(lambda p, m: p.produce_batch(None, [])))
