@@ -23,6 +23,8 @@ from confluent_binding.admin import (
 )
 from confluent_binding.testing import SASL_USERS, KafkaCluster
 
+from tests.support import wait_until
+
 pytestmark = pytest.mark.integration
 
 peer = pytest.importorskip("confluent_kafka")
@@ -106,6 +108,12 @@ def test_acls_decide_what_a_user_may_do(admin, acl_cluster):
     assert _produce_as(acl_cluster, "alice", topic) == E.TOPIC_AUTHORIZATION_FAILED
     fs = admin.create_acls([_acl(topic, AclOperation.WRITE), _acl(topic, AclOperation.DESCRIBE)])
     assert [f.result(30) for f in fs.values()] == [None, None]
+    # CreateAcls returns once the controller committed them; the broker's authorizer applies
+    # them when its metadata catches up, and DescribeAcls answers from that same authorizer.
+    wanted = AclBindingFilter(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, None, None,
+                              AclOperation.ANY, AclPermissionType.ANY)
+    assert wait_until(lambda: len(admin.describe_acls(wanted).result(30)) == 2,
+                      lambda: admin.poll(0.1), 30)
     assert _produce_as(acl_cluster, "alice", topic) is None
 
 
