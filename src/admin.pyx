@@ -12,7 +12,9 @@ from posix.unistd cimport getpid
 from includes.rdkafka cimport (
     RD_KAFKA_PRODUCER,
     RD_KAFKA_RESP_ERR__DESTROY,
-    RD_KAFKA_RESP_ERR__INVALID_ARG,
+    rd_kafka_error_destroy,
+    rd_kafka_error_string,
+    rd_kafka_error_t,
     rd_kafka_event_destroy,
     rd_kafka_event_error,
     rd_kafka_event_error_string,
@@ -148,6 +150,15 @@ cdef int _check_errstr(rd_kafka_resp_err_t err, char *errstr) except -1:
     return 0
 
 
+cdef int _check_option(rd_kafka_error_t *error) except -1:
+    """An option librdkafka refused (destroyed here): ValueError with its reason."""
+    if error == NULL:
+        return 0
+    reason = _cstr(rd_kafka_error_string(error))
+    rd_kafka_error_destroy(error)
+    raise ValueError(reason)
+
+
 cdef int32_t *_broker_ids(list ids) except NULL:
     cdef int32_t *out = <int32_t *>malloc(max(len(ids), 1) * sizeof(int32_t))
     if out == NULL:
@@ -239,25 +250,25 @@ cdef class _AdminClientImpl(_Handle):
                 _check_errstr(rd_kafka_AdminOptions_set_broker(
                     o, opts["broker"], errstr, sizeof(errstr)), errstr)
             if "require_stable" in opts:
-                _check_error(rd_kafka_AdminOptions_set_require_stable_offsets(
+                _check_option(rd_kafka_AdminOptions_set_require_stable_offsets(
                     o, opts["require_stable"]))
             if "include_authorized_operations" in opts:
-                _check_error(rd_kafka_AdminOptions_set_include_authorized_operations(
+                _check_option(rd_kafka_AdminOptions_set_include_authorized_operations(
                     o, opts["include_authorized_operations"]))
             if "isolation_level" in opts:
-                _check_error(rd_kafka_AdminOptions_set_isolation_level(o, opts["isolation_level"]))
+                _check_option(rd_kafka_AdminOptions_set_isolation_level(o, opts["isolation_level"]))
             if "states" in opts:
                 n = 0
                 for s in opts["states"][:8]:
                     states[n] = <rd_kafka_consumer_group_state_t>s
                     n += 1
-                _check_error(rd_kafka_AdminOptions_set_match_consumer_group_states(o, states, n))
+                _check_option(rd_kafka_AdminOptions_set_match_consumer_group_states(o, states, n))
             if "types" in opts:
                 n = 0
                 for t in opts["types"][:8]:
                     types[n] = <rd_kafka_consumer_group_type_t>t
                     n += 1
-                _check_error(rd_kafka_AdminOptions_set_match_consumer_group_types(o, types, n))
+                _check_option(rd_kafka_AdminOptions_set_match_consumer_group_types(o, types, n))
         except BaseException:
             rd_kafka_AdminOptions_destroy(o)
             raise
@@ -282,7 +293,7 @@ cdef class _AdminClientImpl(_Handle):
             errstr[0] = 0
             t = rd_kafka_NewTopic_new(name.encode(), nparts, rf, errstr, sizeof(errstr))
             if t == NULL:
-                raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__INVALID_ARG, _cstr(errstr)))
+                raise ValueError("Invalid NewTopic(%s): %s" % (name, _cstr(errstr)))
             a.add(t)
             for i, replicas in enumerate(assignment or ()):
                 ids = _broker_ids(replicas)
@@ -309,11 +320,11 @@ cdef class _AdminClientImpl(_Handle):
         cdef _Requests a = _Requests.new(RD_KAFKA_ADMIN_OP_CREATEPARTITIONS, len(specs))
         for name, total, assignment in specs:
             errstr[0] = 0
-            if total < 0:
-                raise ValueError("new_total_count must be a positive number")
-            p = rd_kafka_NewPartitions_new(name.encode(), total, errstr, sizeof(errstr))
+            # a count no size_t holds gets librdkafka's range message too
+            p = rd_kafka_NewPartitions_new(name.encode(), total if 0 < total < 2**31 else 0,
+                                           errstr, sizeof(errstr))
             if p == NULL:
-                raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__INVALID_ARG, _cstr(errstr)))
+                raise ValueError("Invalid NewPartitions(%s): %s" % (name, _cstr(errstr)))
             a.add(p)
             for i, replicas in enumerate(assignment or ()):
                 ids = _broker_ids(replicas)
@@ -326,8 +337,12 @@ cdef class _AdminClientImpl(_Handle):
 
     cdef _Requests _config_resources(self, rd_kafka_admin_op_t api, list resources):
         cdef _Requests a = _Requests.new(api, len(resources))
+        cdef rd_kafka_ConfigResource_t *c
         for r in resources:
-            a.add(rd_kafka_ConfigResource_new(r[0], (<str>r[1]).encode()))
+            c = rd_kafka_ConfigResource_new(r[0], (<str>r[1]).encode())
+            if c == NULL:   # an empty name
+                raise ValueError("Invalid ConfigResource(%d,%s)" % (r[0], r[1]))
+            a.add(c)
         return a
 
     def _describe_configs(self, list resources, future, dict opts):
@@ -348,12 +363,18 @@ cdef class _AdminClientImpl(_Handle):
         cdef _Requests a = self._config_resources(RD_KAFKA_ADMIN_OP_INCREMENTALALTERCONFIGS,
                                                   resources)
         cdef bytes value
+        cdef rd_kafka_error_t *error
         for i, r in enumerate(resources):
-            for name, op, v in r[2]:
+            for j, (name, op, v) in enumerate(r[2]):
                 value = None if v is None else v.encode()
-                _check_error(rd_kafka_ConfigResource_add_incremental_config(
+                error = rd_kafka_ConfigResource_add_incremental_config(
                     <rd_kafka_ConfigResource_t *>a.ptr[i], name.encode(), op,
-                    NULL if value is None else <const char *>value))
+                    NULL if value is None else <const char *>value)
+                if error != NULL:
+                    reason = _cstr(rd_kafka_error_string(error))
+                    rd_kafka_error_destroy(error)
+                    raise ValueError('setting config entry "%s", index %d, failed: %s'
+                                     % (name, j, reason))
         self._send(RD_KAFKA_ADMIN_OP_INCREMENTALALTERCONFIGS, a, future, opts)
 
     cdef rd_kafka_AclBinding_t *_acl_binding(self, tuple t, bint is_filter) except NULL:

@@ -389,7 +389,8 @@ cdef class _Handle:
         cdef int tmout = _timeout_ms(timeout)
         if topic is not None:
             if not isinstance(topic, str):
-                raise TypeError("topic must be a str")
+                raise TypeError("argument 1 must be str or None, not %s"
+                                % type(topic).__name__)
             rkt = rd_kafka_topic_new(self._rk, topic.encode(), NULL)
             if rkt == NULL:
                 _check(rd_kafka_last_error(), "invalid topic %r" % topic)

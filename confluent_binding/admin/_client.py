@@ -52,10 +52,21 @@ def _request(futmap, make_values):
     return fut
 
 
-def _number(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError("must be real number, not %s" % type(value).__name__)
+def _number(value):
+    """A float argument as Python's C API takes one (anything with __float__ or __index__)."""
+    kind = type(value)
+    if not (hasattr(kind, "__float__") or hasattr(kind, "__index__")) or isinstance(value, str):
+        raise TypeError("must be real number, not %s" % kind.__name__)
     return float(value)
+
+
+def _milliseconds(seconds):
+    """Seconds -> librdkafka's int milliseconds; what no C int holds becomes INT_MIN, which
+    librdkafka refuses with its range message (as a C cast leaves it)."""
+    ms = _number(seconds) * 1000
+    if not -2**31 <= ms < 2**31:   # also NaN
+        return -2**31
+    return int(ms)
 
 
 def _options(kwargs, allowed):
@@ -66,7 +77,7 @@ def _options(kwargs, allowed):
         if key not in allowed:
             raise TypeError("'%s' is an invalid keyword argument for this function" % key)
         if key in _TIMEOUTS:
-            out[key] = int(_number(key, value) * 1000)
+            out[key] = _milliseconds(value)
         elif key in ("validate_only", "include_authorized_operations", "require_stable"):
             if not isinstance(value, bool):
                 raise TypeError("Expected %s to be bool type, not %s" % (key, type(value).__name__))
@@ -80,11 +91,11 @@ def _options(kwargs, allowed):
     return out
 
 
-def _replica_assignment(assignment, what):
-    if assignment is None:
-        return None
-    if not isinstance(assignment, list) or not all(
-            isinstance(r, list) and all(isinstance(b, int) for b in r) for r in assignment):
+def _replica_assignment(assignment, fewest, most, what):
+    """A list of ``fewest``..``most`` non-empty lists of broker ids (ValueError otherwise)."""
+    if not (isinstance(assignment, list) and fewest <= len(assignment) <= most
+            and all(isinstance(r, list) and r and all(isinstance(b, int) for b in r)
+                    for r in assignment)):
         raise ValueError("replica_assignment must be a list of int lists with an outer size of "
                          + what)
     return assignment
@@ -160,9 +171,6 @@ class AdminClient(_AdminClientImpl):
 
     def set_sasl_credentials(self, username, password):
         """Set the SASL PLAIN/SCRAM username and password for the next authentication."""
-        for i, value in enumerate((username, password), 1):
-            if not isinstance(value, str):
-                raise TypeError("argument %d must be str, not %s" % (i, type(value).__name__))
         super().set_sasl_credentials(username, password)
 
     # -- topics --------------------------------------------------------------------------------
@@ -179,9 +187,15 @@ class AdminClient(_AdminClientImpl):
         for t in new_topics:
             if not isinstance(t, NewTopic):
                 raise TypeError("Expected list of NewTopic objects")
-            assignment = _replica_assignment(t.replica_assignment, "num_partitions")
-            if assignment is not None and t.replication_factor != -1:
-                raise ValueError("replication_factor and replica_assignment are mutually exclusive")
+            assignment = t.replica_assignment
+            if assignment is not None:
+                if t.replication_factor != -1:
+                    raise ValueError(
+                        "replication_factor and replica_assignment are mutually exclusive")
+                count = t.num_partitions
+                if count == -1 and isinstance(assignment, list):
+                    count = len(assignment)   # librdkafka then refuses the default count
+                _replica_assignment(assignment, count, count, "num_partitions")
             specs.append((t.topic, t.num_partitions, t.replication_factor, assignment,
                           _config_pairs(t.config)))
         opts = _options(kwargs, ("operation_timeout", "request_timeout", "validate_only"))
@@ -190,9 +204,9 @@ class AdminClient(_AdminClientImpl):
 
     def delete_topics(self, topics, **kwargs):
         """Delete topics: a dict {topic: Future} whose results are None."""
+        futmap = _futures(topics)
         if not isinstance(topics, list):
             raise TypeError("argument 1 must be list, not %s" % type(topics).__name__)
-        futmap = _futures(topics)
         if not topics:
             raise ValueError("Expected non-empty list of topic strings")
         opts = _options(kwargs, ("operation_timeout", "request_timeout"))
@@ -208,8 +222,10 @@ class AdminClient(_AdminClientImpl):
         for p in new_partitions:
             if not isinstance(p, NewPartitions):
                 raise TypeError("Expected list of NewPartitions objects")
-            specs.append((p.topic, p.new_total_count, _replica_assignment(
-                p.replica_assignment, "new_total_count - existing partition count")))
+            if p.replica_assignment is not None:
+                _replica_assignment(p.replica_assignment, 1, p.new_total_count,
+                                    "new_total_count - existing partition count")
+            specs.append((p.topic, p.new_total_count, p.replica_assignment))
         opts = _options(kwargs, ("operation_timeout", "request_timeout", "validate_only"))
         self._create_partitions(specs, _request(futmap, iter), opts)
         return futmap
@@ -468,7 +484,14 @@ class AdminClient(_AdminClientImpl):
     def list_groups(self, group=None, timeout=-1):
         """Groups and their members as GroupMetadata (deprecated in confluent-kafka: prefer
         list_consumer_groups() and describe_consumer_groups())."""
+        if group is not None and not isinstance(group, str):
+            raise TypeError("argument 1 must be str or None, not %s" % type(group).__name__)
         return self._list_groups(group, timeout)
+
+    def poll(self, timeout=-1):
+        """Serve error_cb, stats_cb, logger and oauth_cb; wait up to ``timeout`` seconds for
+        the first event. Returns how many events were served."""
+        return super().poll(_number(timeout))
 
     # -- offsets and records -------------------------------------------------------------------
 

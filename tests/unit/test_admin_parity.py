@@ -284,6 +284,30 @@ BAD_INPUT = [
     "a.elect_leaders(1)", "a.elect_leaders(ElectionType.PREFERRED, 'x')",
     "a.elect_leaders(ElectionType.PREFERRED, [TopicPartition('t', -1)])",
     "a.poll('x')", "a.list_topics(timeout='x')", "a.set_sasl_credentials(1, 'x')",
+    # replica assignments librdkafka would take out of range (it asserts): checked first
+    "a.create_topics([NewTopic('t', 1, replica_assignment=[[1], [2]])])",
+    "a.create_topics([NewTopic('t', 2, replica_assignment=[[1]])])",
+    "a.create_topics([NewTopic('t', 1, replica_assignment=[[]])])",
+    "a.create_topics([NewTopic('t', 1, replica_assignment=[['1']])])",
+    "a.create_topics([NewTopic('t', -1, replica_assignment=[[1]])])",
+    "a.create_partitions([NewPartitions('t', 2, [[1], [2], [3]])])",
+    "a.create_partitions([NewPartitions('t', 2, [])])",
+    # what librdkafka's constructors refuse
+    "a.create_topics([NewTopic('t', 2**20, 1)])", "a.create_partitions([NewPartitions('t', 0)])",
+    "a.create_partitions([NewPartitions('t', -1)])",
+    "a.describe_configs([ConfigResource('topic', '')])",
+    "a.describe_configs([ConfigResource('broker', '')])",
+    "a.alter_configs([ConfigResource('topic', '', set_config={'a': '1'})])",
+    "a.incremental_alter_configs([ConfigResource('topic', '', incremental_configs=["
+        "ConfigEntry('a', '1', incremental_operation=AlterConfigOpType.SET)])])",
+    "a.list_consumer_groups(types={ConsumerGroupType.UNKNOWN})",
+    # timeouts no C int holds
+    "a.create_topics([NewTopic('t', 1, 1)], request_timeout=2**40)",
+    "a.create_topics([NewTopic('t', 1, 1)], request_timeout=float('nan'))",
+    "a.create_topics([NewTopic('t', 1, 1)], operation_timeout=float('-inf'))",
+    # argument types
+    "a.delete_topics(None)", "a.delete_topics(1)", "a.poll(None)", "a.list_topics(1)",
+    "a.list_groups(1)", "a.set_sasl_credentials(None, None)", "a.set_sasl_credentials('u')",
 ]
 
 

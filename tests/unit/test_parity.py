@@ -296,6 +296,15 @@ def test_closed_handles_still_report_length_and_close():
     same(scenario)
 
 
+@pytest.mark.parametrize("kind", ["Producer", "Consumer"])
+@pytest.mark.parametrize("call", [
+    lambda h: h.list_topics(1), lambda h: h.list_topics(b"t", 0.1),
+], ids=["int", "bytes"])
+def test_list_topics_argument_type_like_confluent(kind, call):
+    outcome = same(_with_client(kind, lambda h, m: call(h), {}))
+    assert outcome[:2] == ("raised", "TypeError")
+
+
 # -- configuration -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("conf", [
