@@ -474,6 +474,7 @@ cdef list _elected(rd_kafka_event_t *ev):
     cdef list out = []
     for i in range(n):
         tp = rd_kafka_topic_partition_result_partition(res[i])
-        out.append((_cstr(tp.topic), tp.partition, tp.offset,
+        # the key's error is the partition's code alone (librdkafka's text), as confluent's
+        out.append((_cstr(tp.topic), tp.partition, tp.offset, _kafka_error(tp.err),
                     _kafka_error_of(rd_kafka_topic_partition_result_error(res[i]))))
     return out

@@ -175,8 +175,8 @@ def all_scram_descriptions(results):
 def elected_leaders(results):
     """{TopicPartition (carrying the error too): KafkaError or None}, as confluent-kafka."""
     out = {}
-    for topic, partition, offset, error in results:
+    for topic, partition, offset, code_error, error in results:
         tp = TopicPartition(topic, partition, offset)
-        tp.error = error
+        tp.error = code_error
         out[tp] = error
     return out

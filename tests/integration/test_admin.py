@@ -310,6 +310,12 @@ def test_elect_leaders_like_confluent(admin, peer_client, kafka_cluster):
     # one broker: its replica already leads
     assert outcome[0] == "ok"
     assert outcome[1][0][1] == ("KafkaError", E.ELECTION_NOT_NEEDED)
+    # the key carries the partition's code in librdkafka's words, the value the broker's message
+    (key, error), = _result(admin.elect_leaders(ElectionType.PREFERRED,
+                                                [TopicPartition(t, 0)])).items()
+    (peer_key, peer_error), = _result(peer_client.elect_leaders(
+        peer.ElectionType.PREFERRED, [peer.TopicPartition(t, 0)])).items()
+    assert (key.error.str(), error.str()) == (peer_key.error.str(), peer_error.str())
 
 
 # -- consumer groups ----------------------------------------------------------------------------
