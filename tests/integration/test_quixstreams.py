@@ -3,8 +3,8 @@ real broker, stopped and restarted with its local state gone, recovers that stat
 changelog topics and writes every window total exactly once.
 
 The Application (quixstreams_app/pipeline.py) runs in a child process whose ``confluent_kafka``
-and every ``confluent_kafka.*`` module are confluent_binding's (quixstreams_app/sitecustomize.py),
-although confluent-kafka itself is installed too. quixstreams is installed without its
+and every ``confluent_kafka.*`` module are confluent_binding's (quixstreams_app/alias/, a
+sitecustomize put on the child's PYTHONPATH), although confluent-kafka itself is installed too. quixstreams is installed without its
 ``confluent-kafka`` requirement (requirements-nodeps.txt; its own requirements are pinned in
 requirements-dev.txt).
 """
@@ -96,10 +96,8 @@ def _run_app(client, cluster, names, state_dir, stop, status=0):
     """One run of the Application in its own process, on `client`, until `stop`
     (pipeline.py's STOP)."""
     env = dict(os.environ)
-    path = [str(APP_DIR)] if client == "confluent_binding" else []
-    env["PYTHONPATH"] = os.pathsep.join(path + [p for p in [env.get("PYTHONPATH")] if p])
-    # the child's own module path (sys.path[0]) is APP_DIR either way; only the PYTHONPATH entry
-    # makes site import the alias
+    alias = [str(APP_DIR / "alias")] if client == "confluent_binding" else []
+    env["PYTHONPATH"] = os.pathsep.join(alias + [p for p in [env.get("PYTHONPATH")] if p])
     proc = subprocess.run(
         [sys.executable, str(APP_DIR / "pipeline.py"), cluster.bootstrap_servers, *names,
          str(state_dir), stop],

@@ -79,7 +79,10 @@ GAPS = {
             "RuleError", "RuleExecutor", "VALIDATION_RULES_PROP", "ValidationRule",
             "ValidationRuleError", "ValidationRuleExecutor", "ValidationRulesExecution",
             "default_validation_rule_executor", "evaluate_validation_rule",
-            "parse_validation_rules", "BaseSerde", "ParsedSchemaCache", "Migration"], RULES),
+            "parse_validation_rules"], RULES),
+        **dict.fromkeys(["BaseSerde", "ParsedSchemaCache"],
+                        "confluent-kafka's serde base class and parsed-schema cache (ours are "
+                        "organised differently: confluent_binding.schema_registry.serde)"),
         **dict.fromkeys([
             "AsyncAssociatedNameStrategy", "AsyncBaseDeserializer", "AsyncBaseSerde",
             "AsyncBaseSerializer", "async_build_serde"], ASYNC_SERDES),
