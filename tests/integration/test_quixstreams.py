@@ -4,9 +4,9 @@ changelog topics and writes every window total exactly once.
 
 The Application (quixstreams_app/pipeline.py) runs in a child process whose ``confluent_kafka``
 and every ``confluent_kafka.*`` module are confluent_binding's (quixstreams_app/alias/, a
-sitecustomize put on the child's PYTHONPATH), although confluent-kafka itself is installed too. quixstreams is installed without its
-``confluent-kafka`` requirement (requirements-nodeps.txt; its own requirements are pinned in
-requirements-dev.txt).
+sitecustomize put on the child's PYTHONPATH), although confluent-kafka itself is installed too.
+quixstreams is installed without its ``confluent-kafka`` requirement (requirements-nodeps.txt;
+its own requirements are pinned in requirements-dev.txt).
 """
 
 import json
