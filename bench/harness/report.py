@@ -93,6 +93,21 @@ def summarize(doc: dict) -> dict:
         r["vs_c"] = med / c_med if med and c_med else None
         r["vs_confluent_kafka"] = med / ck_med if med and ck_med else None
         r["delta_ns_vs_c"] = (1e9 / med - 1e9 / c_med) if med and c_med else None
+    aio = []
+    for (w, size, cl), r in sorted(by_key.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        if cl != catalog.AIO_SUBJECT or not r["msgs_per_s"]:
+            continue
+        med = r["msgs_per_s"]["median"]
+        ratios = {}
+        refs = [(peer, (w, size, peer)) for peer in catalog.AIO_PEERS]
+        refs.append(("sync", (catalog.AIO_SYNC_REFERENCE.get(w), size, catalog.SUBJECT)))
+        for name, key in refs:
+            other = by_key.get(key)
+            o_med = other["msgs_per_s"]["median"] if other and other["msgs_per_s"] else None
+            ratios[name] = med / o_med if o_med else None
+        cpu = {name: (by_key.get(key) or {}).get("cpu_s_per_m") for name, key in refs}
+        aio.append({"workload": w, "size": size, "msgs_per_s": med, "vs": ratios,
+                    "cpu_s_per_m": r["cpu_s_per_m"], "cpu_others": cpu})
     rows.sort(
         key=lambda r: (
             WORKLOAD_ORDER.index(r["workload"]) if r["workload"] in WORKLOAD_ORDER else 9,
@@ -121,7 +136,7 @@ def summarize(doc: dict) -> dict:
                 "rss": samples,
             }
         )
-    return {"rows": rows, "m1": m1}
+    return {"rows": rows, "m1": m1, "aio": aio}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,9 +192,10 @@ def markdown(doc: dict) -> str:
         )
     )
     out.append("")
+    slow = ", ".join(c.label for c in catalog.CLIENTS.values() if c.pure_python)
     counts = ", ".join(
-        "%s B: %s msgs (librdkafka-based) / %s (kafka-python, aiokafka)"
-        % (s, "{:,}".format(c[0]), "{:,}".format(c[1]))
+        "%s B: %s msgs (the others) / %s (%s)"
+        % (s, "{:,}".format(c[0]), "{:,}".format(c[1]), slow)
         for s, c in meta["counts"].items()
     )
     out.append(
@@ -233,6 +249,30 @@ def markdown(doc: dict) -> str:
             "⚠: at least one counted run shared the machine with more than %.2f CPUs of unrelated "
             "load (from /proc/stat); treat that cell with care." % OTHER_LOAD_FLAG
         )
+    if summ.get("aio"):
+        out.append("")
+        out.append("## asyncio clients: %s against the others (ratios of medians)"
+                   % catalog.label(catalog.AIO_SUBJECT))
+        out.append("")
+        out.append(
+            "msgs/s ratios, then CPU-s per million messages (client process, all threads) of "
+            "ours / %s / our synchronous client (%s): on a busy machine the CPU figures "
+            "are the steadier comparison."
+            % (" / ".join(catalog.label(p) for p in catalog.AIO_PEERS),
+               ", ".join("%s vs %s" % kv for kv in catalog.AIO_SYNC_REFERENCE.items())))
+        out.append("")
+        out.append("| workload | size | msgs/s | %s | × %s | CPU-s/M |"
+                   % (" | ".join("× %s" % catalog.label(p) for p in catalog.AIO_PEERS),
+                      catalog.label(catalog.SUBJECT)))
+        out.append("|---|---|--:|%s--:|--:|" % ("--:|" * len(catalog.AIO_PEERS)))
+        for a in summ["aio"]:
+            cpus = [a["cpu_s_per_m"]] + [a["cpu_others"].get(p) for p in catalog.AIO_PEERS]
+            cpus.append(a["cpu_others"].get("sync"))
+            out.append("| %s | %s | %s | %s | %s | %s |" % (
+                a["workload"], _size(a["size"]), _f(a["msgs_per_s"]),
+                " | ".join(_f(a["vs"].get(p), "{:.2f}") for p in catalog.AIO_PEERS),
+                _f(a["vs"].get("sync"), "{:.2f}"),
+                " / ".join(_f(c, "{:.2f}") for c in cpus)))
     if summ["m1"]:
         out.append("")
         out.append(
