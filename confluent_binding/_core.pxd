@@ -120,6 +120,7 @@ cdef class _Handle:
     cdef object _oauth_cb
     cdef object _logger
     cdef bint _callbacks_off        # being freed: the trampolines run no Python
+    cdef int _batch_calls           # batch consumes in librdkafka now: _stash() must not yield
     cdef int _pid                   # the process that created the handle
     cdef _TopicNames _names
 
@@ -180,27 +181,59 @@ cdef class Producer(_Handle):
 
 # -- consumer.pyx --
 
+ctypedef struct _Taken:
+    # the messages one poll()/consume()/consume_arrow() call took from librdkafka
+    rd_kafka_message_t **msgs           # the call's pointer array (malloc'd)
+    size_t cap                          # its capacity
+    size_t start                        # msgs[start:end]: taken, not delivered yet
+    size_t end
+    bint held                           # an earlier call's undelivered messages (no fetching)
+
+
 cdef class Consumer(_Handle):
     cdef object _on_assign
     cdef object _on_revoke
     cdef object _on_lost
     cdef object _on_commit
     cdef bint _assigned_by_callback     # the user's rebalance callback did the (un)assign itself
-    cdef list _undelivered              # messages a call took from librdkafka before it raised
-    cdef object _arrow_error            # an error event consume_arrow() met after some rows
-    cdef rd_kafka_message_t **_batch
-    cdef size_t _batch_size
+    # messages a call took from librdkafka and could not deliver because it raised: the next
+    # call hands them out first (_held[_held_at:_held_n], array capacity _held_cap)
+    cdef rd_kafka_message_t **_held
+    cdef size_t _held_cap, _held_at, _held_n
+    cdef rd_kafka_message_t **_spare    # a free pointer array for the next call
+    cdef size_t _spare_cap
 
-    cdef int _batch_room(self, size_t n) except -1
+    cdef int _take_start(self, _Taken *t, size_t n) except -1
+    cdef void _take_end(self, _Taken *t, size_t delivered) noexcept
+    cdef void _hold(self, _Taken *t) noexcept
+    cdef void _drop_held(self) noexcept
+    cdef int _fetch(self, _Taken *t, size_t want, int wait) except -1
 
     cdef void _rebalance(self, rd_kafka_resp_err_t err,
                          rd_kafka_topic_partition_list_t *parts) noexcept
     cdef int _serve_commit(self, rd_kafka_resp_err_t err,
                            rd_kafka_topic_partition_list_t *offsets) except -1
-    cdef Message _to_message(self, rd_kafka_message_t *rkm)
 
 
 # -- arrow.pyx --
+
+ctypedef struct _EndOffset:
+    const char *topic
+    int32_t partition
+    int64_t end
+    bint done
+
+
+@cython.final
+cdef class _EndOffsets:
+    cdef _EndOffset *parts
+    cdef Py_ssize_t count
+    cdef Py_ssize_t left                # partitions not finished yet
+    cdef list names                     # keeps the topic names' bytes alive
+
+    cdef _EndOffset *find(self, const rd_kafka_message_t *rkm)
+    cdef inline void finished(self, _EndOffset *e)
+
 
 @cython.final
 cdef class _ArrowBuf:
@@ -229,27 +262,11 @@ cdef class _ArrowColumns:
     cdef const char *last_topic
     cdef Py_ssize_t last_topic_len
 
+    cdef bint fits(self, const rd_kafka_message_t *rkm) noexcept
     cdef int add(self, const rd_kafka_message_t *rkm) except -1
     cdef int _add_headers(self, const rd_kafka_message_t *rkm, Py_ssize_t row) except -1
-    cdef object finish(self)
-
-
-ctypedef struct _EndOffset:
-    const char *topic
-    int32_t partition
-    int64_t end
-    bint done
-
-
-@cython.final
-cdef class _EndOffsets:
-    cdef _EndOffset *parts
-    cdef Py_ssize_t count
-    cdef Py_ssize_t left                # partitions not finished yet
-    cdef list names                     # keeps the topic names' bytes alive
-
-    cdef _EndOffset *find(self, const rd_kafka_message_t *rkm)
-    cdef inline void finished(self, _EndOffset *e)
+    cdef Py_ssize_t take(self, rd_kafka_message_t **msgs, Py_ssize_t i, Py_ssize_t end,
+                         _EndOffsets ends) except -1
 
 
 # -- share_consumer.pyx --

@@ -13,8 +13,6 @@ from includes.rdkafka cimport (
     RD_KAFKA_RESP_ERR__PARTITION_EOF,
     rd_kafka_header_get_all,
     rd_kafka_headers_t,
-    rd_kafka_message_destroy,
-    rd_kafka_message_errstr,
     rd_kafka_message_t,
     rd_kafka_message_timestamp,
     rd_kafka_timestamp_type_t,
@@ -22,8 +20,20 @@ from includes.rdkafka cimport (
 )
 
 # Arrow's binary/string columns have 32-bit offsets: one batch holds at most this many bytes
-# per column.
-cdef Py_ssize_t _ARROW_MAX_BYTES = 2147483647
+# per column (a batch ends before the record that would not fit).
+cdef Py_ssize_t _arrow_max_bytes = 2147483647
+
+
+def _arrow_column_limit(limit=None):
+    """The most bytes one column of a consume_arrow() batch holds (set ``limit`` to lower it,
+    for tests: batches then end early). Returns the previous limit."""
+    global _arrow_max_bytes
+    old = _arrow_max_bytes
+    if limit is not None:
+        if not 0 < limit <= 2147483647:
+            raise ValueError("limit must be between 1 and 2147483647")
+        _arrow_max_bytes = limit
+    return old
 
 
 @cython.final
@@ -82,8 +92,6 @@ cdef class _ArrowBuf:
 cdef inline int _append_bytes(_ArrowBuf valid, _ArrowBuf offsets, _ArrowBuf data,
                               Py_ssize_t row, const void *p, Py_ssize_t n) except -1:
     """One row of a nullable binary/string column (``p`` NULL: null)."""
-    if data.size + n > _ARROW_MAX_BYTES:
-        raise OverflowError("an Arrow batch column exceeds 2 GiB: ask for fewer messages per batch")
     if valid is not None:
         valid.append_bit(row, p != NULL)
     if p != NULL:
@@ -98,30 +106,59 @@ cdef class _ArrowColumns:
     optional headers) being filled from librdkafka messages."""
 
     def __cinit__(self, bint headers):
-        cdef list bufs = [_ArrowBuf() for _ in range(19)]
-        (self.key_valid, self.key_off, self.key_data, self.value_valid, self.value_off,
-         self.value_data, self.topic_off, self.topic_data, self.partition, self.offset,
-         self.ts_valid, self.ts, self.ts_type, self.h_valid, self.h_off, self.hk_off,
-         self.hk_data, self.hv_valid, self.hv_off) = bufs
+        self.key_valid, self.key_off, self.key_data = _ArrowBuf(), _ArrowBuf(), _ArrowBuf()
+        self.value_valid, self.value_off, self.value_data = _ArrowBuf(), _ArrowBuf(), _ArrowBuf()
+        self.topic_off, self.topic_data = _ArrowBuf(), _ArrowBuf()
+        self.partition, self.offset, self.ts_valid = _ArrowBuf(), _ArrowBuf(), _ArrowBuf()
+        self.ts, self.ts_type = _ArrowBuf(), _ArrowBuf()
+        self.h_valid, self.h_off, self.hk_off = _ArrowBuf(), _ArrowBuf(), _ArrowBuf()
+        self.hk_data, self.hv_valid, self.hv_off = _ArrowBuf(), _ArrowBuf(), _ArrowBuf()
         self.hv_data = _ArrowBuf()
         self.headers = headers
         self.rows = 0
         self.header_rows = 0
         self.key_nulls = self.value_nulls = self.ts_nulls = self.h_nulls = self.hv_nulls = 0
         self.last_rkt = NULL
-        for b in (self.key_off, self.value_off, self.topic_off, self.h_off, self.hk_off,
-                  self.hv_off):
-            (<_ArrowBuf>b).append_i32(0)
+        self.key_off.append_i32(0)
+        self.value_off.append_i32(0)
+        self.topic_off.append_i32(0)
+        self.h_off.append_i32(0)
+        self.hk_off.append_i32(0)
+        self.hv_off.append_i32(0)
 
-    cdef int add(self, const rd_kafka_message_t *rkm) except -1:
-        """Appends one message (the caller still owns it and checked rkm.err is 0)."""
-        cdef Py_ssize_t row = self.rows
-        cdef rd_kafka_timestamp_type_t tstype
-        cdef int64_t ts
+    cdef bint fits(self, const rd_kafka_message_t *rkm) noexcept:
+        """Whether the record can join the batch without a column passing the size limit."""
+        cdef rd_kafka_headers_t *hdrs
+        cdef size_t i = 0
+        cdef const char *name
+        cdef const void *val
+        cdef size_t size
+        cdef Py_ssize_t names = 0, values = 0
         if rkm.rkt != self.last_rkt:
             self.last_rkt = rkm.rkt
             self.last_topic = rd_kafka_topic_name(rkm.rkt)
             self.last_topic_len = strlen(self.last_topic)
+        if (self.key_data.size + <Py_ssize_t>rkm.key_len > _arrow_max_bytes
+                or self.value_data.size + <Py_ssize_t>rkm.len > _arrow_max_bytes
+                or self.topic_data.size + self.last_topic_len > _arrow_max_bytes):
+            return False
+        if self.headers:
+            hdrs = _headers_of(rkm)
+            while (hdrs != NULL and rd_kafka_header_get_all(hdrs, i, &name, &val, &size)
+                   == RD_KAFKA_RESP_ERR_NO_ERROR):
+                names += strlen(name)
+                values += size
+                i += 1
+            return (self.hk_data.size + names <= _arrow_max_bytes
+                    and self.hv_data.size + values <= _arrow_max_bytes)
+        return True
+
+    cdef int add(self, const rd_kafka_message_t *rkm) except -1:
+        """Appends one record (the caller still owns it, checked rkm.err is 0 and that it
+        fits(), which also cached its topic name)."""
+        cdef Py_ssize_t row = self.rows
+        cdef rd_kafka_timestamp_type_t tstype
+        cdef int64_t ts
         _append_bytes(self.key_valid, self.key_off, self.key_data, row, rkm.key, rkm.key_len)
         _append_bytes(self.value_valid, self.value_off, self.value_data, row, rkm.payload,
                       rkm.len)
@@ -168,10 +205,32 @@ cdef class _ArrowColumns:
         self.h_off.append_i32(<int32_t>self.header_rows)
         return 0
 
-    cdef object finish(self):
-        """The columns as a pyarrow.RecordBatch (the buffers are shared, not copied)."""
-        from confluent_binding._arrow import record_batch
-        return record_batch(self)
+    cdef Py_ssize_t take(self, rd_kafka_message_t **msgs, Py_ssize_t i, Py_ssize_t end,
+                         _EndOffsets ends) except -1:
+        """Takes the records of msgs[i:end] into the columns (the caller still owns the
+        messages); partition-EOF events and records at or past their partition's end are
+        skipped. Returns where it stopped: ``end``, or the index of an error event or of a
+        record that does not fit (the batch ends before it)."""
+        cdef rd_kafka_message_t *rkm
+        cdef _EndOffset *e
+        while i < end:
+            rkm = msgs[i]
+            e = ends.find(rkm) if ends.count and rkm.rkt != NULL else NULL
+            if rkm.err == RD_KAFKA_RESP_ERR__PARTITION_EOF:
+                if e != NULL and rkm.offset >= e.end:
+                    ends.finished(e)
+            elif rkm.err:
+                return i
+            elif e == NULL or rkm.offset < e.end:
+                if not self.fits(rkm):
+                    return i
+                if e != NULL and rkm.offset + 1 >= e.end:
+                    ends.finished(e)
+                self.add(rkm)
+            else:
+                ends.finished(e)
+            i += 1
+        return end
 
     # read by confluent_binding._arrow.record_batch
     @property
@@ -232,29 +291,3 @@ cdef class _EndOffsets:
         if not e.done:
             e.done = True
             self.left -= 1
-
-
-cdef int _take_columnar(rd_kafka_message_t *rkm, _ArrowColumns cols, _EndOffsets ends,
-                        list errors) except -1:
-    """Consumes one message from librdkafka into ``cols`` (or counts a partition end, or
-    records an error event in ``errors``); always destroys it."""
-    cdef _EndOffset *e
-    try:
-        e = ends.find(rkm) if ends.count and rkm.rkt != NULL else NULL
-        if rkm.err == RD_KAFKA_RESP_ERR__PARTITION_EOF:
-            if e != NULL and rkm.offset >= e.end:
-                ends.finished(e)
-            return 0
-        if rkm.err:
-            errors.append(KafkaError(<int>rkm.err, _cstr(rd_kafka_message_errstr(rkm))))
-            return 0
-        if e != NULL:
-            if rkm.offset >= e.end:
-                ends.finished(e)
-                return 0
-            if rkm.offset + 1 >= e.end:
-                ends.finished(e)
-        cols.add(rkm)
-        return 0
-    finally:
-        rd_kafka_message_destroy(rkm)

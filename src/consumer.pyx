@@ -3,9 +3,9 @@
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.exc cimport PyErr_CheckSignals
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdint cimport int64_t
-from libc.string cimport strcmp
+from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy, strcmp
 
 from includes.rdkafka cimport (
     RD_KAFKA_CONSUMER,
@@ -37,6 +37,7 @@ from includes.rdkafka cimport (
     rd_kafka_mem_free,
     rd_kafka_memberid,
     rd_kafka_message_destroy,
+    rd_kafka_message_errstr,
     rd_kafka_message_t,
     rd_kafka_offsets_for_times,
     rd_kafka_offsets_store,
@@ -102,8 +103,10 @@ cdef class Consumer(_Handle):
 
     def __dealloc__(self):
         if self._rk != NULL and getpid() == self._pid:
+            self._drop_held()
             self._destroy()
-        PyMem_Free(self._batch)
+        free(self._held)
+        free(self._spare)
 
     # -- callback bodies --
 
@@ -204,42 +207,46 @@ cdef class Consumer(_Handle):
 
     # -- consuming --
 
-    cdef Message _to_message(self, rd_kafka_message_t *rkm):
-        try:
-            return _message_from_c(rkm, self._names, False)
-        finally:
-            rd_kafka_message_destroy(rkm)
-
     def poll(self, timeout=-1):
         """The next message or event (a Message with error() set), or None after ``timeout``
         seconds (-1: wait forever)."""
         self._ensure_open()
-        if self._undelivered:
-            return self._undelivered.pop(0)
         cdef rd_kafka_t *rk = self._rk
-        # First a non-blocking look with the GIL held: when messages are waiting (the common
-        # case under load) there is no GIL release and no clock reading at all.
-        cdef rd_kafka_message_t *rkm = rd_kafka_consumer_poll(rk, 0)
-        if rkm != NULL and self._exc is None:
-            return self._to_message(rkm)
-        cdef double deadline = _deadline(timeout)
+        cdef rd_kafka_message_t *rkm
+        cdef Message m = None
+        cdef double deadline
         cdef int wait
-        cdef Message m
-        while True:
-            wait = 0 if rkm != NULL or self._exc is not None else _chunk_ms(deadline)
-            if wait:
-                with self._blocking:
-                    with nogil:
-                        rkm = rd_kafka_consumer_poll(rk, wait)
-            m = self._to_message(rkm) if rkm != NULL else None
-            rkm = NULL
-            if self._exc is not None:
-                if m is not None:
-                    self._undelivered = [m]
+        cdef _Taken t
+        self._take_start(&t, 1)
+        try:
+            if not t.held:
+                # First a non-blocking look with the GIL held: when messages are waiting (the
+                # common case under load) there is no GIL release and no clock reading at all.
+                rkm = rd_kafka_consumer_poll(rk, 0)
+                if rkm != NULL:
+                    t.msgs[0], t.end = rkm, 1
+                elif self._exc is None:
+                    deadline = _deadline(timeout)
+                    while True:
+                        wait = _chunk_ms(deadline)
+                        if wait:
+                            with self._blocking:
+                                with nogil:
+                                    rkm = rd_kafka_consumer_poll(rk, wait)
+                            if rkm != NULL:
+                                t.msgs[0], t.end = rkm, 1
+                        if (rkm != NULL or self._exc is not None or wait == 0
+                                or self._blocking.shuts_out()):
+                            break
+                        PyErr_CheckSignals()
                 self._raise_pending()
-            if m is not None or wait == 0 or self._blocking.shuts_out():
-                return m
-            PyErr_CheckSignals()
+            if t.start < t.end:
+                m = _message_from_c(t.msgs[t.start], self._names, False)
+        except BaseException:   # never lose a message taken from librdkafka
+            self._take_end(&t, 0)
+            raise
+        self._take_end(&t, 1 if m is not None else 0)
+        return m
 
     def consume(self, int num_messages=1, timeout=-1):
         """Up to ``num_messages`` messages (and events): returns when that many have arrived
@@ -249,51 +256,40 @@ cdef class Consumer(_Handle):
             raise ValueError("num_messages must be between 0 and %d (1M)" % CONSUME_MAX)
         if num_messages == 0:
             return []   # nothing asked for: do not wait (it would never end with timeout=-1)
-        if self._undelivered:
-            held, self._undelivered = self._undelivered, None
-            return held
-        self._batch_room(num_messages)
-        cdef rd_kafka_queue_t *q = self._queue
-        cdef rd_kafka_message_t **batch = self._batch
-        cdef ssize_t i
-        cdef size_t want
+        cdef size_t want = num_messages
+        cdef size_t i, k = 0
+        cdef double deadline
         cdef int wait
-        # First a non-blocking look with the GIL held: a prefetched full batch costs no GIL
-        # release and no clock reading.
-        cdef ssize_t n = rd_kafka_consume_batch_queue(q, 0, batch, num_messages)
-        cdef list out = [self._to_message(batch[i]) for i in range(n)]
-        if n == num_messages and self._exc is None:
-            return out
-        cdef double deadline = _deadline(timeout)
-        # Fill the batch over several GIL-free chunks (Ctrl-C is checked between them): a
-        # chunk that brought some messages does not end the call before the timeout.
-        while True:
-            wait = _chunk_ms(deadline)
-            want = num_messages - len(out)
-            if wait and self._exc is None and not self._blocking.shuts_out():
-                with self._blocking:
-                    with nogil:
-                        n = rd_kafka_consume_batch_queue(q, wait, batch, want)
-            else:
-                n = 0
-            if n < 0:
-                if out:
-                    self._undelivered = out
-                _check(rd_kafka_last_error())
-            for i in range(n):
-                out.append(self._to_message(batch[i]))
-            if self._exc is not None:
-                if out:
-                    self._undelivered = out
-                self._raise_pending()
-            if len(out) >= num_messages or wait == 0 or self._blocking.shuts_out():
-                return out
+        cdef list out
+        cdef _Taken t
+        # counted in for the whole call: close() in another thread waits until the messages
+        # taken here are delivered or kept
+        with self._blocking:
+            self._take_start(&t, want)
             try:
-                PyErr_CheckSignals()
-            except BaseException:   # never lose messages already taken from librdkafka
-                if out:
-                    self._undelivered = out
+                # First a non-blocking look with the GIL held: a prefetched full batch costs
+                # no GIL release and no clock reading.
+                if not t.held and self._fetch(&t, want, 0) < want and self._exc is None:
+                    deadline = _deadline(timeout)
+                    # Fill the batch over several GIL-free chunks (Ctrl-C is checked between
+                    # them): a chunk that brought some messages does not end the call.
+                    while True:
+                        wait = _chunk_ms(deadline)
+                        if wait and self._exc is None and not self._blocking.shuts_out():
+                            self._fetch(&t, want - t.end, wait)
+                        if (t.end >= want or self._exc is not None or wait == 0
+                                or self._blocking.shuts_out()):
+                            break
+                        PyErr_CheckSignals()
+                self._raise_pending()
+                k = min(t.end - t.start, want)
+                out = [_message_from_c(t.msgs[t.start + i], self._names, False)
+                       for i in range(k)]
+            except BaseException:   # never lose messages taken from librdkafka
+                self._take_end(&t, 0)
                 raise
+            self._take_end(&t, k)
+        return out
 
     # -- iteration (an extension: kafka-python's and aiokafka's consumers iterate) --
 
@@ -321,15 +317,102 @@ cdef class Consumer(_Handle):
             if err.code() != RD_KAFKA_RESP_ERR__PARTITION_EOF:
                 raise KafkaException(err)
 
-    cdef int _batch_room(self, size_t n) except -1:
-        """Makes the reused message pointer array hold at least ``n``."""
-        if n > self._batch_size:
-            PyMem_Free(self._batch)
-            self._batch = <rd_kafka_message_t **>PyMem_Malloc(n * sizeof(void *))
-            self._batch_size = n if self._batch != NULL else 0
-            if self._batch == NULL:
-                raise MemoryError()
+    # -- messages taken from librdkafka: a call owns them until it delivered them --
+
+    cdef int _take_start(self, _Taken *t, size_t n) except -1:
+        """Begins a call that delivers up to ``n`` messages. Messages an earlier call took
+        and could not deliver come first (t.held: the call delivers from them and fetches
+        nothing); else ``t`` gets an empty pointer array for ``n`` messages (the consumer's
+        spare one, unless a call in another thread has it)."""
+        if self._held != NULL:
+            t.msgs, t.cap, t.start, t.end = self._held, self._held_cap, self._held_at, self._held_n
+            t.held = True
+            self._held = NULL
+            self._held_cap = self._held_at = self._held_n = 0
+            return 0
+        t.held = False
+        t.start = t.end = 0
+        if self._spare != NULL and self._spare_cap >= n:
+            t.msgs, t.cap = self._spare, self._spare_cap
+            self._spare, self._spare_cap = NULL, 0
+            return 0
+        t.msgs = <rd_kafka_message_t **>malloc(n * sizeof(void *))
+        if t.msgs == NULL:
+            raise MemoryError()
+        t.cap = n
         return 0
+
+    cdef void _take_end(self, _Taken *t, size_t delivered) noexcept:
+        """Ends the call: destroys the first ``delivered`` messages (the call handed them to
+        the application) and keeps the others for the next call. Never fails."""
+        cdef size_t i
+        for i in range(t.start, t.start + delivered):
+            rd_kafka_message_destroy(t.msgs[i])
+        t.start += delivered
+        if t.start < t.end:
+            self._hold(t)
+        elif self._spare == NULL or t.cap > self._spare_cap:
+            free(self._spare)
+            self._spare, self._spare_cap = t.msgs, t.cap
+        else:
+            free(t.msgs)
+        t.msgs = NULL
+
+    cdef void _hold(self, _Taken *t) noexcept:
+        """Keeps t.msgs[t.start:t.end] (and the array) for the next call."""
+        cdef size_t n = t.end - t.start
+        cdef size_t m = self._held_n - self._held_at
+        cdef size_t i
+        cdef rd_kafka_message_t **merged
+        if self._held == NULL:
+            self._held, self._held_cap, self._held_at, self._held_n = t.msgs, t.cap, t.start, t.end
+            return
+        # A call in another thread kept messages meanwhile: this call's are older, first.
+        merged = <rd_kafka_message_t **>malloc((n + m) * sizeof(void *))
+        if merged == NULL:      # out of memory: nothing can keep them
+            for i in range(t.start, t.end):
+                rd_kafka_message_destroy(t.msgs[i])
+            free(t.msgs)
+            return
+        memcpy(merged, t.msgs + t.start, n * sizeof(void *))
+        memcpy(merged + n, self._held + self._held_at, m * sizeof(void *))
+        free(t.msgs)
+        free(self._held)
+        self._held, self._held_cap, self._held_at, self._held_n = merged, n + m, 0, n + m
+
+    def _kept(self):
+        """How many messages a call that raised took and left for the next call (tests)."""
+        return self._held_n - self._held_at
+
+    cdef void _drop_held(self) noexcept:
+        """Destroys the kept messages (the consumer is being closed)."""
+        cdef size_t i
+        for i in range(self._held_at, self._held_n):
+            rd_kafka_message_destroy(self._held[i])
+        free(self._held)
+        self._held = NULL
+        self._held_cap = self._held_at = self._held_n = 0
+
+    cdef int _fetch(self, _Taken *t, size_t want, int wait) except -1:
+        """Takes up to ``want`` more messages into t.msgs[t.end:]: a non-blocking look with
+        the GIL held (``wait`` 0), else one GIL-free wait of ``wait`` ms. Returns t.end."""
+        cdef ssize_t n
+        cdef rd_kafka_queue_t *q = self._queue
+        cdef rd_kafka_message_t **into = t.msgs + t.end
+        self._batch_calls += 1     # no rd_kafka_yield() from a callback meanwhile
+        try:
+            if wait == 0:
+                n = rd_kafka_consume_batch_queue(q, 0, into, want)
+            else:
+                with self._blocking:
+                    with nogil:
+                        n = rd_kafka_consume_batch_queue(q, wait, into, want)
+        finally:
+            self._batch_calls -= 1
+        if n < 0:
+            _check(rd_kafka_last_error())
+        t.end += n
+        return t.end
 
     def consume_arrow(self, int num_messages=10000, timeout=-1, end_offsets=None,
                       bint headers=False):
@@ -347,68 +430,72 @@ cdef class Consumer(_Handle):
         or after a partition's end are dropped, and the call returns as soon as every listed
         partition reached its end (a record at end - 1, or, with enable.partition.eof, the
         partition's end). Partition-EOF events never become rows. An error event ends the
-        batch: it is raised as KafkaException, after the rows taken before it were returned.
+        batch: it is raised as KafkaException, by the next call when rows came before it. A
+        batch also ends before a record that would take a column past Arrow's 2 GiB.
+
+        Nothing is lost when the call raises (a callback it serves raised, Ctrl-C, no memory):
+        the messages it had taken are delivered first by the next poll()/consume()/
+        consume_arrow().
         """
         self._ensure_open()
         if num_messages < 0 or num_messages > CONSUME_MAX:
             raise ValueError("num_messages must be between 0 and %d" % CONSUME_MAX)
-        if self._arrow_error is not None:
-            err, self._arrow_error = self._arrow_error, None
-            raise KafkaException(err)
+        from confluent_binding._arrow import record_batch   # ImportError before taking any
         cdef _ArrowColumns cols = _ArrowColumns(headers)
         cdef _EndOffsets ends = _EndOffsets(end_offsets)
-        cdef list errors = []
         if num_messages == 0 or (ends.count and ends.left == 0):
-            return cols.finish()
-        self._batch_room(num_messages)
-        cdef rd_kafka_queue_t *q = self._queue
-        cdef rd_kafka_message_t **batch = self._batch
-        cdef ssize_t i, n
-        cdef size_t taken = 0
+            return record_batch(cols)
+        cdef size_t want = num_messages
+        cdef size_t done = 0    # t.msgs[t.start:done] went into the columns or were skipped
+        cdef size_t stop
+        cdef double deadline
         cdef int wait
-        cdef double deadline = 0
-        cdef bint first = True
-        while True:
-            if first:   # a non-blocking look first, with the GIL held
-                wait = 1
-                n = rd_kafka_consume_batch_queue(q, 0, batch, num_messages)
-            else:
-                wait = _chunk_ms(deadline)
-                if wait and self._exc is None and not self._blocking.shuts_out():
-                    with self._blocking:
-                        with nogil:
-                            n = rd_kafka_consume_batch_queue(q, wait, batch,
-                                                             num_messages - taken)
-                else:
-                    n = 0
-            if n < 0:
-                _check(rd_kafka_last_error())
-            i = 0
+        cdef rd_kafka_message_t *rkm
+        cdef _Taken t
+        error = None
+        # Counted in for the whole call: close() in another thread waits until the messages
+        # taken here are delivered or kept. They are destroyed only once the RecordBatch is
+        # built; when anything raises before (a callback, Ctrl-C, MemoryError) they are kept
+        # and the next call delivers them.
+        with self._blocking:
+            self._take_start(&t, want)
             try:
-                while i < n:
-                    _take_columnar(batch[i], cols, ends, errors)
-                    i += 1
-            finally:
-                while i + 1 < n:    # an exception left messages behind: free them
-                    i += 1
-                    rd_kafka_message_destroy(batch[i])
-            taken += n
-            if self._exc is not None:
-                self._raise_pending()
-            if errors:
-                if cols.rows:
-                    self._arrow_error = errors[0]
-                    break
-                raise KafkaException(errors[0])
-            if (taken >= <size_t>num_messages or wait == 0 or (ends.count and ends.left == 0)
-                    or self._blocking.shuts_out()):
-                break
-            if first:
-                first = False
-                deadline = _deadline(timeout)
-            else:
-                PyErr_CheckSignals()
-        return cols.finish()
+                done = t.start
+                if t.held:
+                    stop = min(t.end, t.start + want)
+                    done = cols.take(t.msgs, done, stop, ends)
+                else:
+                    self._fetch(&t, want, 0)    # a non-blocking look first, GIL held
+                    done = cols.take(t.msgs, done, t.end, ends)
+                    if done == t.end and t.end < want and not (ends.count and ends.left == 0):
+                        deadline = _deadline(timeout)
+                        while self._exc is None:
+                            wait = _chunk_ms(deadline)
+                            if wait and not self._blocking.shuts_out():
+                                self._fetch(&t, want - t.end, wait)
+                                done = cols.take(t.msgs, done, t.end, ends)
+                            if (done < t.end or t.end >= want or wait == 0
+                                    or (ends.count and ends.left == 0)
+                                    or self._blocking.shuts_out()):
+                                break
+                            PyErr_CheckSignals()
+                    self._raise_pending()
+                if done < t.end and done < t.start + want:
+                    # an error event, or a record that does not fit: the batch ends before it
+                    rkm = t.msgs[done]
+                    if rkm.err and cols.rows == 0:
+                        error = KafkaError(<int>rkm.err, _cstr(rd_kafka_message_errstr(rkm)))
+                        done += 1
+                    elif not rkm.err and cols.rows == 0:
+                        raise OverflowError("a record does not fit in an Arrow batch column")
+                batch = None if error is not None else record_batch(cols)
+            except BaseException:
+                self._take_end(&t, 0)
+                raise
+            self._take_end(&t, done - t.start)
+        if error is not None:
+            raise KafkaException(error)
+        return batch
 
     # -- offsets --
 
@@ -567,11 +654,11 @@ cdef class Consumer(_Handle):
         if self._forget_if_forked() or self._rk == NULL:
             return
         self._blocking.drain()
+        self._drop_held()
         cdef rd_kafka_resp_err_t err
         with self._blocking:
             with nogil:
                 err = rd_kafka_consumer_close(self._rk)
-        self._undelivered = None
         self._destroy()
         self._raise_pending()
         _check(err)

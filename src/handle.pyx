@@ -254,8 +254,12 @@ cdef class _Handle:
         if self._exc is None:
             self._exc = exc
         # (rd_kafka_yield() only flags the calling thread: the share consumer, which has no
-        # rd_kafka_t of its own, passes NULL)
-        rd_kafka_yield(self._rk)
+        # rd_kafka_t of its own, passes NULL). Not inside rd_kafka_consume_batch_queue():
+        # there librdkafka 2.15 drops the next fetched message when a callback yielded (it
+        # leaves the loop holding that message's op: the message is lost and the op leaks, so
+        # rd_kafka_destroy() never returns); the batch call then ends at its chunk's end.
+        if self._batch_calls == 0:
+            rd_kafka_yield(self._rk)
 
     cdef inline int _raise_pending(self) except -1:
         if self._exc is not None:
