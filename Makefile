@@ -148,9 +148,12 @@ bench-quick: bench-setup
 bench-check: bench-setup
 	$(PY) bench/run.py --quick --check --clients confluent_binding,confluent_kafka,rdkafka_performance $(ARGS)
 
-# C3: Consumer.consume_arrow() beside consume(1000) and rdkafka_performance (bench/columnar.py).
+# C3: Consumer.consume_arrow() beside C2 and rdkafka_performance, ours and confluent-kafka's C2
+# for scale (bench/run.py; results in bench/results/columnar/).
 bench-columnar: bench-setup
-	$(PY) bench/columnar.py $(ARGS)
+	$(PY) bench/run.py --sizes 100 --no-m1 --workloads C2,C3 \
+	  --clients confluent_binding,confluent_kafka,rdkafka_performance \
+	  --out-dir bench/results/columnar $(ARGS)
 
 # Spark: the cbkafka source vs Spark's built-in Kafka connector (bench/spark_kafka.py).
 bench-spark: bench-setup

@@ -29,9 +29,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _local_broker import broker  # noqa: E402
+from _local_broker import broker, fill  # noqa: E402
 
-PERF_BIN = os.path.join(ROOT, "librdkafka-build", "static", "bin", "rdkafka_performance")
 RESULTS = os.path.join(ROOT, "bench", "results")
 POM = os.path.join(ROOT, "bench", "spark", "pom.xml")
 SIZE = 100
@@ -59,16 +58,6 @@ def connector_jars(spark_version: str) -> list:
         raise RuntimeError("expected %d connector jars in %s, found %s" % (
             len(CONNECTOR_JARS), target, jars))
     return jars
-
-
-def fill(bootstrap: str, topic: str, count: int) -> None:
-    per = count // PARTITIONS
-    for p in range(PARTITIONS):
-        subprocess.run([PERF_BIN, "-P", "-t", topic, "-b", bootstrap, "-s", str(SIZE), "-c",
-                        str(per), "-p", str(p), "-a", "-1", "-X", "linger.ms=5",
-                        "-X", "batch.size=1048576", "-X", "queue.buffering.max.messages=1000000",
-                        "-X", "enable.idempotence=false"],
-                       check=True, capture_output=True, timeout=1800)
 
 
 def session(jars: list):
@@ -136,7 +125,7 @@ def run(args, bootstrap, cluster, jars, spark_version) -> int:
                 cluster.create_topic(topic, partitions=PARTITIONS)
             print("filling %s: %d x %d B in %d partitions" % (topic, count, SIZE, PARTITIONS),
                   flush=True)
-            fill(bootstrap, topic, count)
+            fill(bootstrap, topic, count, PARTITIONS, SIZE)
             case = {"count": count, "first": {}, "warmup": {}, "runs": {}}
             for src in sources:
                 for i in range(args.warmup if not results["cases"] else 1):

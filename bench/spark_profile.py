@@ -23,8 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _local_broker import broker  # noqa: E402
-from columnar import fill  # noqa: E402
+from _local_broker import broker, fill  # noqa: E402
 
 
 def read(bootstrap: str, topic: str, count: int, ipc: bool) -> tuple:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from harness.settings import ARROW_BATCH, BATCH
+
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 # the orchestrator passes the tool's path on to runners that run from a frozen copy of bench/
@@ -48,7 +50,12 @@ PEER = "confluent_kafka"  # the drop-in peer the ratios are taken against
 CLIENTS = {
     c.name: c
     for c in (
-        Client("confluent_binding", "confluent_binding (ours)", "#d62728"),
+        Client(
+            "confluent_binding",
+            "confluent_binding (ours)",
+            "#d62728",
+            workloads=("P1", "P2", "C1", "C2", "C3"),
+        ),
         Client("confluent_kafka", "confluent-kafka", "#1f77b4"),
         Client("kafka_python", "kafka-python", "#2ca02c", pure_python=True),
         Client(
@@ -68,7 +75,11 @@ CLIENTS = {
                workloads=("P2", "AP2", "C1")),
         # its producer always runs a per-message delivery callback: its P1 run stands for P2 too
         Client(
-            C_TOOL, "rdkafka_performance (C)", "#7f7f7f", workloads=("P1", "C1", "C2"), memory=False
+            C_TOOL,
+            "rdkafka_performance (C)",
+            "#7f7f7f",
+            workloads=("P1", "C1", "C2", "C3"),
+            memory=False,
         ),
     )
 }
@@ -79,7 +90,15 @@ WORKLOADS = {
         Workload("P1", "P1 produce, no callback", True, c_reference="P1"),
         Workload("P2", "P2 produce, per-message callback", True, c_reference="P1"),
         Workload("C1", "C1 consume, one per call", False, c_reference="C1"),
-        Workload("C2", "C2 consume, batches of 1000", False, c_reference="C2", batch=1000),
+        Workload("C2", "C2 consume, batches of %d" % BATCH, False, c_reference="C2", batch=BATCH),
+        # the C tool's C3 run is its C2 run with -B ARROW_BATCH: the same batch size
+        Workload(
+            "C3",
+            "C3 consume into Arrow record batches of %d" % ARROW_BATCH,
+            False,
+            c_reference="C3",
+            batch=ARROW_BATCH,
+        ),
         # asyncio clients only: a task per message awaiting its own delivery
         Workload("AP2", "AP2 aio produce, a task per message awaits its delivery", True,
                  c_reference="P1"),

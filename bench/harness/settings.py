@@ -34,6 +34,7 @@ CONSUMER = {
 
 CHUNK = 1000  # produces between poll(0) calls; consumer checkpoint interval
 BATCH = 1000  # batch size of the batch consume workloads
+ARROW_BATCH = 10000  # rows per Consumer.consume_arrow() call (C3; the C tool's -B in its C3 run)
 
 # The environment variable through which the orchestrator passes --fetch-queue-backoff-ms.
 FETCH_BACKOFF_ENV = "BENCH_FETCH_QUEUE_BACKOFF_MS"
@@ -163,7 +164,8 @@ def note(fetch_backoff_ms: int) -> dict:
         )
         + "; new group per run",
         "consumer (kafka-python, aiokafka)": _kv(python_peer_consumer()) + "; new group per run",
-        "rdkafka_performance consumer": "-G <group> [-B %d] " % BATCH
+        "rdkafka_performance consumer": "-G <group> [-B %d (C2) | -B %d (C3)] "
+        % (BATCH, ARROW_BATCH)
         + " ".join(c_tool_consumer_flags(fetch_backoff_ms)),
         "payload": "one pre-allocated bytes object per run (producers); consumers read a topic "
         "filled once per size by rdkafka_performance -S 0 (sequence number at the start of "

@@ -8,7 +8,8 @@ its whole wall time.
 
 P1 ``-P -D -p 0`` (``-D``: a malloc + memcpy per message, like ``RD_KAFKA_MSG_F_COPY``; the tool's
 producer always runs a per-message delivery callback, so P1 stands for P2 too); C1 ``-G group``
-(``rd_kafka_consumer_poll``); C2 ``-G group -B 1000`` (``rd_kafka_consume_batch_queue``).
+(``rd_kafka_consumer_poll``); C2 ``-G group -B 1000`` (``rd_kafka_consume_batch_queue``); C3 the
+same with ``-B 10000``, the batch size of the columnar consume it is compared with.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def command(a) -> list:
     cmd += settings.c_tool_consumer_flags(settings.fetch_queue_backoff_ms())
     if a.workload == "C2":
         cmd += ["-B", str(settings.BATCH)]
+    elif a.workload == "C3":
+        cmd += ["-B", str(settings.ARROW_BATCH)]
     return cmd
 
 
@@ -101,7 +104,7 @@ def measure(run: Run) -> None:
 
 
 def main() -> int:
-    args = parse_args({"P1", "C1", "C2"})
+    args = parse_args({"P1", "C1", "C2", "C3"})
     version = tool_version()
     run = Run("rdkafka_performance", version, version, args)
     return main_guard(run, measure)

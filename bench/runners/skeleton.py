@@ -361,28 +361,28 @@ async def _consume_one(client: Client, run: Run, c) -> None:
     run.check_consumed(n, nbytes)
 
 
-async def consume_batches(client: Client, run: Run, fetch_of, account) -> None:
-    """Consume ``run.args.count`` messages in batches of up to BATCH.
+async def consume_batches(client: Client, run: Run, fetch_of, account, batch=BATCH) -> None:
+    """Consume ``run.args.count`` messages in batches of up to ``batch``.
 
     ``fetch_of(consumer)`` gives ``fetch(max_messages, timeout_s)``; ``account(run, batch, n)``
     checks one batch whose first message is message number ``n`` and returns
     (messages, value bytes, error events) in it (``account_messages`` for lists of messages)."""
     c = await client.consumer(run)
     try:
-        await _consume_batches(client, run, fetch_of(c), account)
+        await _consume_batches(client, run, fetch_of(c), account, batch)
     finally:
         await client.close_consumer(c)
     run.finish()
 
 
-async def _consume_batches(client: Client, run: Run, fetch, account) -> None:
+async def _consume_batches(client: Client, run: Run, fetch, account, batch) -> None:
     a = run.args
     aio = client.aio
     n_want, rss_every = a.count, a.rss_every
     got = None
     stop = deadline(FIRST_MESSAGE_TIMEOUT)
     while not got and time.monotonic() < stop:
-        got = fetch(BATCH, 1.0)
+        got = fetch(batch, 1.0)
         if aio:
             got = await got
     if not got:
@@ -409,7 +409,7 @@ async def _consume_batches(client: Client, run: Run, fetch, account) -> None:
             idle_since = idle_since or now
             if now - idle_since > IDLE_TIMEOUT:
                 break
-        got = fetch(BATCH if n_want - n >= BATCH else n_want - n, 1.0)
+        got = fetch(batch if n_want - n >= batch else n_want - n, 1.0)
         if aio:
             got = await got
     run.stop(n, nbytes)

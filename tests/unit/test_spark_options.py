@@ -5,7 +5,12 @@ import pytest
 pytest.importorskip("pyspark")
 
 from confluent_binding.spark._options import source_options  # noqa: E402
-from confluent_binding.spark._plan import OffsetRange, apportion, split  # noqa: E402
+from confluent_binding.spark._plan import (  # noqa: E402
+    OffsetRange,
+    apportion,
+    consumer_config,
+    split,
+)
 from confluent_binding.spark._stream import from_json, prorate, to_json  # noqa: E402
 
 BS = {"kafka.bootstrap.servers": "127.0.0.1:9"}
@@ -27,6 +32,15 @@ def test_options_are_case_insensitive_and_kafka_options_lose_their_prefix():
     assert o.include_headers and o.fail_on_data_loss
     assert o.starting.kind == "earliest" and o.ending.kind == "latest"
     assert o.group_id.startswith("spark-kafka-source-")
+
+
+def test_task_consumers_fetch_again_after_10_ms_unless_a_kafka_option_says_otherwise():
+    conf = consumer_config(source_options(dict(BS, subscribe="a"), streaming=False))
+    assert conf["fetch.queue.backoff.ms"] == 10
+    assert conf["enable.auto.commit"] is False and conf["auto.offset.reset"] == "error"
+    given = dict(BS, subscribe="a", **{"kafka.fetch.queue.backoff.ms": "500"})
+    conf = consumer_config(source_options(given, streaming=False))
+    assert conf["fetch.queue.backoff.ms"] == "500"
 
 
 def test_streaming_defaults_to_latest_and_takes_max_offsets_per_trigger():
