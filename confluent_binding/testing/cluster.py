@@ -1,15 +1,21 @@
-"""A real single-node Apache Kafka (KRaft) broker run as a local JVM process.
+"""A real Apache Kafka (KRaft) cluster run as local JVM processes.
 
 The broker jars come from Maven Central (:func:`ensure_kafka_jars`); no Kafka
-distribution, Docker or network access beyond that is needed.  One process
-plays both roles (``process.roles=broker,controller``) with a static quorum,
-listens on free loopback ports and keeps its data in a temporary directory.
+distribution, Docker or network access beyond that is needed.  Each node plays
+both roles (``process.roles=broker,controller``) in one static controller
+quorum, listens on free loopback ports and keeps its data in a temporary
+directory.  One node by default; ``KafkaCluster(brokers=3)`` runs three, each of
+which can be killed, paused and restarted on its own (:meth:`KafkaCluster.node`).
 
 Example::
 
     with KafkaCluster() as kafka:
         kafka.create_topic("orders", partitions=3)
         conf = kafka.client_config(group_id="g1")   # librdkafka config dict
+
+    with KafkaCluster(brokers=3, min_insync_replicas=2) as kafka:
+        kafka.create_topic("orders", partitions=6)  # replication factor 3
+        kafka.node(kafka.leader("orders", 0)).kill()
 """
 
 from __future__ import annotations
@@ -19,12 +25,14 @@ import contextlib
 import hashlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
 import time
 import uuid
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
@@ -269,10 +277,46 @@ class ExternalKafkaCluster(_TopicAdmin):
 _LIVE: "set[KafkaCluster]" = set()
 
 
+def _replication_properties(brokers: int, replication_factor: Optional[int],
+                            min_insync_replicas: Optional[int]) -> Dict[str, str]:
+    """Replication defaults for a cluster of ``brokers`` nodes: topics (also the internal
+    ones) get ``replication_factor`` replicas (default: every broker, at most 3)."""
+    if brokers < 1:
+        raise ValueError("brokers must be at least 1, not %r" % brokers)
+    if replication_factor is None and min_insync_replicas is None and brokers == 1:
+        return {}
+    rf = min(brokers, 3) if replication_factor is None else int(replication_factor)
+    if not 1 <= rf <= brokers:
+        raise ValueError("replication_factor must be between 1 and brokers (%d), not %r"
+                         % (brokers, replication_factor))
+    isr = 1 if min_insync_replicas is None else int(min_insync_replicas)
+    if not 1 <= isr <= rf:
+        raise ValueError("min_insync_replicas must be between 1 and the replication factor "
+                         "(%d), not %r" % (rf, min_insync_replicas))
+    internal_isr = str(min(2, rf))
+    return {
+        "default.replication.factor": str(rf),
+        "min.insync.replicas": str(isr),
+        "offsets.topic.replication.factor": str(rf),
+        "transaction.state.log.replication.factor": str(rf),
+        "transaction.state.log.min.isr": internal_isr,
+        "share.coordinator.state.topic.replication.factor": str(rf),
+        "share.coordinator.state.topic.min.isr": internal_isr,
+    }
+
+
 class KafkaCluster(_TopicAdmin):
-    """One combined broker+controller KRaft node on loopback.
+    """Combined broker+controller KRaft nodes on loopback: one by default.
 
     Parameters:
+      brokers: how many nodes (each a broker and a voter of the one controller
+        quorum, so a cluster of 3 keeps working with any one node down).  The
+        members are :attr:`nodes` (node ids 1..n; :meth:`node`); :meth:`kill`,
+        :meth:`restart`, :meth:`stop`, :meth:`pause` and :meth:`resume` of the
+        cluster act on all of them, the same methods of a member on that broker.
+      replication_factor: replicas of a topic created without one and of the
+        internal topics (default: every broker, at most 3).
+      min_insync_replicas: the brokers' ``min.insync.replicas`` (default 1).
       ssl: add an ``SSL`` listener with certificates made at :meth:`start`.
       sasl: add a ``SASL_PLAINTEXT`` listener (PLAIN, SCRAM-SHA-256/512; users
         in :data:`SASL_USERS`).  With both, a ``SASL_SSL`` listener too.
@@ -318,6 +362,9 @@ class KafkaCluster(_TopicAdmin):
         broker_properties: Optional[Mapping[str, Any]] = None,
         workdir: Optional[os.PathLike] = None,
         *,
+        brokers: int = 1,
+        replication_factor: Optional[int] = None,
+        min_insync_replicas: Optional[int] = None,
         log_dir: Optional[os.PathLike] = None,
         heap: str = "1g",
         heap_min: str = "256m",
@@ -337,7 +384,10 @@ class KafkaCluster(_TopicAdmin):
         self.sasl = bool(sasl) or kerberos is not None
         self.acl = bool(acl)
         self.version = version
-        self.broker_properties = dict(broker_properties or {})
+        replication = _replication_properties(brokers, replication_factor, min_insync_replicas)
+        if self._is_kafka_3():
+            replication = {k: v for k, v in replication.items() if not k.startswith("share.")}
+        self.broker_properties = {**replication, **(broker_properties or {})}
         self._owns_workdir = workdir is None
         self.workdir = (Path(workdir) if workdir is not None
                         else Path(tempfile.mkdtemp(prefix="kafka-cluster-")))
@@ -372,6 +422,65 @@ class KafkaCluster(_TopicAdmin):
         self._proc: Optional[subprocess.Popen] = None
         self._log_file = None
         self._formatted = False
+        # brokers > 1: the member nodes, each a one-node KafkaCluster in workdir/node-<id>
+        self._members: List[KafkaCluster] = []
+        for node_id in range(1, brokers + 1) if brokers > 1 else ():
+            member = KafkaCluster(
+                ssl, sasl, version, self.broker_properties, self.workdir / ("node-%d" % node_id),
+                log_dir=log_dir, heap=heap, heap_min=heap_min, jvm_opts=self.jvm_opts,
+                libs_dir=libs_dir, java=java, log_level=log_level,
+                class_data_sharing=class_data_sharing)
+            member.node_id = node_id
+            self._members.append(member)
+
+    # -- nodes --------------------------------------------------------------
+
+    @property
+    def nodes(self) -> "List[KafkaCluster]":
+        """The brokers, in node id order (a one-node cluster is its own node)."""
+        return list(self._members) or [self]
+
+    def node(self, node_id: int) -> "KafkaCluster":
+        """The broker with this node id (1..brokers)."""
+        for n in self.nodes:
+            if n.node_id == node_id:
+                return n
+        raise KeyError("no node %r (node ids: %s)" % (node_id, [n.node_id for n in self.nodes]))
+
+    def leader(self, topic: str, partition: int) -> int:
+        """Node id of the partition's leader now (-1 while it has none)."""
+        return self.metadata([topic]).topics[topic].partitions[partition].leader
+
+    def pause(self) -> None:
+        """SIGSTOP the broker(s): connections stay open, nothing answers, until :meth:`resume`.
+        Returns once the process is stopped."""
+        for n in self.nodes:
+            n._signal(signal.SIGSTOP, stopped=True)
+
+    def resume(self) -> None:
+        """SIGCONT what :meth:`pause` stopped; returns once the process runs again."""
+        for n in self.nodes:
+            n._signal(signal.SIGCONT, stopped=False)
+
+    def _signal(self, sig: int, stopped: bool, timeout: float = 10) -> None:
+        if not self.is_running:
+            raise KafkaClusterError("node %d is not running" % self.node_id)
+        assert self._proc is not None
+        self._proc.send_signal(sig)
+        # the signal is delivered asynchronously: wait for the state it causes (Linux /proc)
+        stat = Path("/proc/%d/stat" % self._proc.pid)
+        deadline = time.monotonic() + timeout
+        while stat.exists():
+            try:
+                state = stat.read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                return
+            if (state in ("T", "t")) == stopped:
+                return
+            if time.monotonic() >= deadline:
+                raise KafkaClusterError("node %d still in state %s after signal %d"
+                                        % (self.node_id, state, sig))
+            time.sleep(0.01)
 
     # -- paths / state ------------------------------------------------------
 
@@ -386,10 +495,14 @@ class KafkaCluster(_TopicAdmin):
 
     @property
     def pid(self) -> Optional[int]:
+        """The broker's process id (``None`` for a cluster of several: see :meth:`node`)."""
         return self._proc.pid if self._proc is not None else None
 
     @property
     def is_running(self) -> bool:
+        """The broker runs (for a cluster of several: every one does)."""
+        if self._members:
+            return all(n.is_running for n in self._members)
         return self._proc is not None and self._proc.poll() is None
 
     def _is_kafka_3(self) -> bool:
@@ -408,22 +521,27 @@ class KafkaCluster(_TopicAdmin):
                 "no %s listener (construct with the matching option)" % listener)
         return self.ports[listener]
 
+    def _servers(self, listener: str) -> str:
+        if self._members:
+            return ",".join(n._servers(listener) for n in self._members)
+        return "127.0.0.1:%d" % self._require_started(listener)
+
     @property
     def bootstrap_servers(self) -> str:
-        """``127.0.0.1:<port>`` of the PLAINTEXT listener."""
-        return "127.0.0.1:%d" % self._require_started("PLAINTEXT")
+        """``127.0.0.1:<port>`` of the PLAINTEXT listener (of every broker, comma-separated)."""
+        return self._servers("PLAINTEXT")
 
     @property
     def ssl_bootstrap_servers(self) -> str:
-        return "127.0.0.1:%d" % self._require_started("SSL")
+        return self._servers("SSL")
 
     @property
     def sasl_bootstrap_servers(self) -> str:
-        return "127.0.0.1:%d" % self._require_started("SASL_PLAINTEXT")
+        return self._servers("SASL_PLAINTEXT")
 
     @property
     def sasl_ssl_bootstrap_servers(self) -> str:
-        return "127.0.0.1:%d" % self._require_started("SASL_SSL")
+        return self._servers("SASL_SSL")
 
     def client_config(self, _config: Optional[Mapping[str, Any]] = None, /,
                       **extra: Any) -> Dict[str, Any]:
@@ -738,24 +856,17 @@ class KafkaCluster(_TopicAdmin):
         the broker log) if the JVM exits or ``timeout`` passes.
         """
         if self.is_running:
-            raise KafkaClusterError("already running (pid %d)" % self.pid)
+            raise KafkaClusterError("already running (%r)" % self)
         self._close_log()
         t0 = time.monotonic()
         libs = self._libs()
         java = _find_java(self._java)
         self.workdir.mkdir(parents=True, exist_ok=True)
-        # Fresh storage every start.
-        if self._log_dir_parent is not None:
-            if self.data_dir is not None:
-                shutil.rmtree(self.data_dir, ignore_errors=True)
-            self._log_dir_parent.mkdir(parents=True, exist_ok=True)
-            self.data_dir = Path(tempfile.mkdtemp(prefix="kraft-", dir=self._log_dir_parent))
-            self._res.remove.append(self.data_dir)
-        else:
-            self.data_dir = self.workdir / "data"
-            if self.data_dir.exists():
-                shutil.rmtree(self.data_dir)
-            self.data_dir.mkdir()
+        if self._members:
+            self._start_members(java, libs, timeout)
+            self.timings = {"start": time.monotonic() - t0}
+            return self
+        self._fresh_storage()
         names = self._listener_names()
         self.ports = dict(zip(names, _free_ports(len(names))))
         if self.ssl:
@@ -781,7 +892,63 @@ class KafkaCluster(_TopicAdmin):
             )
         return self
 
+    def _start_members(self, java: str, libs: Path, timeout: float) -> None:
+        """Start every node of a cluster of several: one cluster id, certificates and
+        controller quorum; all are launched before any is waited on (the quorum needs a
+        majority of them)."""
+        members = self._members
+        names = members[0]._listener_names()
+        ports = _free_ports(len(names) * len(members))
+        certs = make_test_certificates(self.workdir / "certs") if self.ssl else None
+        self.certs = certs
+        self.cluster_id = _new_cluster_id()
+        for i, m in enumerate(members):
+            m.ports = dict(zip(names, ports[i * len(names):(i + 1) * len(names)]))
+        voters = ",".join("%d@127.0.0.1:%d" % (m.node_id, m.ports["CONTROLLER"])
+                          for m in members)
+        for m in members:
+            m.workdir.mkdir(parents=True, exist_ok=True)
+            m._close_log()
+            m._fresh_storage()
+            m.libs_dir, m.certs, m.cluster_id = libs, certs, self.cluster_id
+            m.broker_properties["controller.quorum.voters"] = voters
+            m._write_config()
+        with ThreadPoolExecutor(len(members)) as pool:
+            list(pool.map(lambda m: m._format(java, libs), members))
+        deadline = time.monotonic() + timeout
+        try:
+            for m in members:
+                m._formatted = True
+                m._spawn(java, libs)
+            for m in members:
+                m._wait_ready(max(deadline - time.monotonic(), 1))
+        except BaseException:
+            self.kill()
+            raise
+
+    def _fresh_storage(self) -> None:
+        # Fresh storage every start.
+        if self._log_dir_parent is not None:
+            if self.data_dir is not None:
+                shutil.rmtree(self.data_dir, ignore_errors=True)
+            self._log_dir_parent.mkdir(parents=True, exist_ok=True)
+            self.data_dir = Path(tempfile.mkdtemp(prefix="kraft-", dir=self._log_dir_parent))
+            self._res.remove.append(self.data_dir)
+        else:
+            self.data_dir = self.workdir / "data"
+            if self.data_dir.exists():
+                shutil.rmtree(self.data_dir)
+            self.data_dir.mkdir()
+
     def _launch(self, java: str, libs: Path, timeout: float) -> None:
+        self._spawn(java, libs)
+        try:
+            self._wait_ready(timeout)
+        except BaseException:
+            self.kill()
+            raise
+
+    def _spawn(self, java: str, libs: Path) -> None:
         cmd = [java, "-Xms%s" % self.heap_min, "-Xmx%s" % self.heap, *self.jvm_opts]
         cmd += self._cds_opts(java, libs, dump=True)
         cmd += self._logging_opts()
@@ -801,11 +968,6 @@ class KafkaCluster(_TopicAdmin):
         )
         self._res.proc = self._proc
         _LIVE.add(self)
-        try:
-            self._wait_ready(timeout)
-        except BaseException:
-            self.kill()
-            raise
 
     def _wait_ready(self, timeout: float) -> None:
         from ..admin import AdminClient
@@ -839,12 +1001,27 @@ class KafkaCluster(_TopicAdmin):
     def restart(self, timeout: float = 90) -> "KafkaCluster":
         """Stop (if running) and start again on the same ports with the same
         data; no re-format.  Also the way back after :meth:`kill`."""
-        if not self._formatted:
+        if not (self._members[0] if self._members else self)._formatted:
             raise KafkaClusterError("restart() needs a cluster started before")
+        t0 = time.monotonic()
+        if self._members:
+            self.stop()
+            java, libs = _find_java(self._java), self._libs()
+            deadline = t0 + timeout
+            for m in self._members:
+                m._close_log()
+                m._spawn(java, libs)
+            try:
+                for m in self._members:
+                    m._wait_ready(max(deadline - time.monotonic(), 1))
+            except BaseException:
+                self.kill()
+                raise
+            self.timings["restart"] = time.monotonic() - t0
+            return self
         if self.is_running:
             self.stop()
         self._close_log()
-        t0 = time.monotonic()
         self._launch(_find_java(self._java), self._libs(), timeout)
         self.timings["restart"] = time.monotonic() - t0
         return self
@@ -852,7 +1029,13 @@ class KafkaCluster(_TopicAdmin):
     def stop(self, timeout: float = 30) -> Optional[int]:
         """SIGTERM (controlled shutdown), wait up to ``timeout``, then SIGKILL.
         Returns the exit code (143 after a normal SIGTERM shutdown; ``None`` if
-        it was never started).  Data and ports are kept for :meth:`restart`."""
+        it was never started).  Data and ports are kept for :meth:`restart`.
+        A cluster of several stops every node (the last one's code is returned)."""
+        if self._members:
+            # all at once: a node left alone would wait for a controller quorum that is gone
+            with ThreadPoolExecutor(len(self._members)) as pool:
+                codes = list(pool.map(lambda m: m.stop(timeout), self._members))
+            return codes[-1]
         proc = self._proc
         if proc is None:
             return None
@@ -866,7 +1049,10 @@ class KafkaCluster(_TopicAdmin):
         return proc.returncode
 
     def kill(self) -> None:
-        """SIGKILL the broker (for fault tests); data is kept, :meth:`restart` recovers."""
+        """SIGKILL the broker (for fault tests); data is kept, :meth:`restart` recovers.
+        A cluster of several: every node."""
+        for m in self._members:
+            m.kill()
         if self._proc is None:
             return
         _process.kill(self._proc)
@@ -882,7 +1068,11 @@ class KafkaCluster(_TopicAdmin):
     def cleanup(self) -> None:
         """Stop and remove what this object created (a workdir it made, its
         data dir under ``log_dir``).  A ``workdir`` given by the caller stays."""
+        if self._members:
+            self.kill()   # the data goes: no need for a clean shutdown of each node
         self.stop()
+        for m in self._members:
+            m.cleanup()
         for path in self._res.remove:
             shutil.rmtree(path, ignore_errors=True)
 
@@ -895,6 +1085,11 @@ class KafkaCluster(_TopicAdmin):
         self.cleanup()
 
     def __repr__(self) -> str:
+        if self._members:
+            return "KafkaCluster(%s, %d brokers: %s)" % (
+                self.version, len(self._members), ", ".join(
+                    "node %d %s" % (m.node_id, "pid %d" % m.pid if m.is_running else "stopped")
+                    for m in self._members))
         state = "running pid %d" % self.pid if self.is_running else "stopped"
         where = ", ".join("%s=%d" % kv for kv in self.ports.items()) or "no ports"
         return "KafkaCluster(%s, %s, %s)" % (self.version, where, state)
