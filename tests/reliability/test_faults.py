@@ -2,16 +2,21 @@
 (SIGSTOP) longer than the clients' socket timeout. Every test owns its broker, since it
 breaks it, and checks what was written by reading the topic back."""
 import collections
-import os
-import signal
 import threading
-import time
 import uuid
 
 import pytest
 
 import confluent_binding as kafka
 from confluent_binding.testing import KafkaCluster
+
+from tests.support.sequences import (
+    Reports,
+    missing_and_duplicates,
+    produce_range,
+    read_back,
+    wait_for,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -22,65 +27,6 @@ PARTITIONS = 6
 def broker(tmp_path):
     with KafkaCluster(workdir=tmp_path / "broker") as c:
         yield c
-
-
-def _wait(what, cond, timeout, serve=None):
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for " + what)
-        if serve is not None:
-            serve()
-        else:
-            time.sleep(0.05)
-
-
-class Reports:
-    """Delivery reports of sequence-numbered messages (the value is the number)."""
-
-    def __init__(self):
-        self.ok = 0
-        self.failed = []
-
-    def __call__(self, err, msg):
-        if err is None:
-            self.ok += 1
-        else:
-            self.failed.append((int(msg.value()), err))
-
-
-def _produce_range(p, topic, start, stop):
-    for i in range(start, stop):
-        while True:
-            try:
-                p.produce(topic, b"%d" % i, partition=i % PARTITIONS)
-                break
-            except BufferError:
-                p.poll(0.1)
-        if i % 10_000 == 0:
-            p.poll(0)
-
-
-def _read_back(cluster, topic):
-    """{partition: [sequence numbers in log order]} of everything in the topic."""
-    c = kafka.Consumer(cluster.client_config(**{"group.id": uuid.uuid4().hex,
-                                                "enable.auto.commit": False}))
-    ends = {p: c.get_watermark_offsets(kafka.TopicPartition(topic, p), timeout=30)[1]
-            for p in range(PARTITIONS)}
-    c.assign([kafka.TopicPartition(topic, p, kafka.OFFSET_BEGINNING) for p in range(PARTITIONS)])
-    seen = collections.defaultdict(list)
-    done = {p for p, end in ends.items() if end == 0}
-    deadline = time.monotonic() + 120
-    while len(done) < PARTITIONS:
-        assert time.monotonic() < deadline, "read-back stalled at %r of %r" % (
-            {p: len(v) for p, v in seen.items()}, ends)
-        for m in c.consume(10_000, 1.0):
-            assert m.error() is None, m.error()
-            seen[m.partition()].append(int(m.value()))
-            if m.offset() + 1 >= ends[m.partition()]:
-                done.add(m.partition())
-    c.close()
-    return seen
 
 
 def _kill_twice_while_producing(broker, idempotent, n, record_property):
@@ -97,7 +43,7 @@ def _kill_twice_while_producing(broker, idempotent, n, record_property):
 
     def faults():
         for threshold in (n // 6, n // 2):
-            _wait("deliveries to pass %d" % threshold, lambda: reports.ok >= threshold, 180)
+            wait_for("deliveries to pass %d" % threshold, lambda: reports.ok >= threshold, 180)
             broker.kill()
             kills.append(reports.ok)
             broker.restart()
@@ -105,7 +51,7 @@ def _kill_twice_while_producing(broker, idempotent, n, record_property):
     killer = threading.Thread(target=faults)
     killer.start()
     for start in range(0, n, 1000):
-        _produce_range(p, topic, start, min(start + 1000, n))
+        produce_range(p, topic, start, min(start + 1000, n), PARTITIONS)
         p.poll(0.01)
     while killer.is_alive():
         p.poll(0.1)
@@ -123,7 +69,7 @@ def test_idempotent_producer_loses_and_duplicates_nothing_across_broker_kills(
     n = 300_000
     topic, reports = _kill_twice_while_producing(broker, True, n, record_property)
     assert reports.failed == []
-    seen = _read_back(broker, topic)
+    seen = read_back(broker, topic, PARTITIONS)
     for part in range(PARTITIONS):
         # every message once, in the order produced
         assert seen[part] == list(range(part, n, PARTITIONS)), "partition %d" % part
@@ -134,12 +80,10 @@ def test_producer_without_idempotence_loses_nothing_silently(broker, record_prop
     failure. What must hold: every message is in the log or was reported failed."""
     n = 300_000
     topic, reports = _kill_twice_while_producing(broker, False, n, record_property)
-    seen = _read_back(broker, topic)
-    present = collections.Counter(v for values in seen.values() for v in values)
+    seen = read_back(broker, topic, PARTITIONS)
     failed = {seq for seq, _ in reports.failed}
-    missing = [i for i in range(n) if i not in present and i not in failed]
+    missing, duplicates = missing_and_duplicates(seen, n, failed)
     assert missing == []
-    duplicates = sum(c - 1 for c in present.values())
     record_property("duplicates", duplicates)
     record_property("failed", len(failed))
     print("\nwithout idempotence: %d messages, %d duplicates, %d reported failed"
@@ -166,20 +110,20 @@ def test_paused_broker_reports_timeouts_then_everything_arrives(broker):
                 got[m.partition()].append(int(m.value()))
         p.poll(0)
 
-    _produce_range(p, topic, 0, n // 2)
-    _wait("the first half consumed", lambda: sum(map(len, got.values())) >= n // 2, 60,
+    produce_range(p, topic, 0, n // 2, PARTITIONS)
+    wait_for("the first half consumed", lambda: sum(map(len, got.values())) >= n // 2, 60,
           consume_some)
-    os.kill(broker.pid, signal.SIGSTOP)
+    broker.pause()
     try:
-        _produce_range(p, topic, n // 2, n)
+        produce_range(p, topic, n // 2, n, PARTITIONS)
         timeout_codes = {kafka.KafkaError._TIMED_OUT, kafka.KafkaError._TRANSPORT,
                          kafka.KafkaError._ALL_BROKERS_DOWN}
-        _wait("both clients to report the unresponsive broker",
+        wait_for("both clients to report the unresponsive broker",
               lambda: ({e.code() for e in p_errors} & timeout_codes
                        and {e.code() for e in c_errors} & timeout_codes), 60, consume_some)
     finally:
-        os.kill(broker.pid, signal.SIGCONT)
-    _wait("everything consumed after the pause", lambda: sum(map(len, got.values())) >= n, 120,
+        broker.resume()
+    wait_for("everything consumed after the pause", lambda: sum(map(len, got.values())) >= n, 120,
           consume_some)
     assert p.flush(60) == 0
     assert reports.ok == n and reports.failed == []
