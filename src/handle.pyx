@@ -546,4 +546,10 @@ cdef void _oauth_trampoline(rd_kafka_t *rk, const char *config, void *opaque) no
     try:
         h._serve_oauth(rk, config)
     except BaseException as exc:
-        h._stash(exc)
+        # Kept without rd_kafka_yield(): the token refresh reaches us as an op with its own
+        # callback, and librdkafka (2.15.1) never frees such an op when its callback yields
+        # (rd_kafka_op_call answers YIELD, nobody destroys the op; found by `make asan`). The
+        # serving loops look for a kept exception between their chunks, so it is raised
+        # within one chunk all the same.
+        if h._exc is None:
+            h._exc = exc
