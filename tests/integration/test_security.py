@@ -1,4 +1,5 @@
 """SSL and SASL (PLAIN, SCRAM) against a real broker with those listeners."""
+import time
 import uuid
 
 import pytest
@@ -139,3 +140,28 @@ def test_secrets_never_reach_logs_errors_stats_or_reprs(secure_cluster, password
     # the configuration dump was seen, the secrets in it redacted by librdkafka
     assert any("sasl.password = [redacted]" in line for line in capture.lines)
     _secret_free(capture, secrets, *objects)
+
+
+def test_untrusted_broker_certificate_fails_naming_the_reason(secure_cluster, tmp_path):
+    """A client trusting another CA refuses the broker: error_cb reports an SSL error that says
+    the certificate failed verification, the blocking call fails within its timeout, and no
+    message is ever written."""
+    from confluent_binding.testing import make_test_certificates
+
+    other_ca = make_test_certificates(tmp_path / "other").ca_cert
+    errors = []
+    conf = dict(secure_cluster.ssl_client_config(), **{"ssl.ca.location": str(other_ca),
+                                                       "log_level": 0})
+    p = kafka.Producer(conf, error_cb=errors.append)
+    t0 = time.monotonic()
+    with pytest.raises(kafka.KafkaException) as info:
+        p.list_topics(timeout=5)
+    assert time.monotonic() - t0 < 10
+    assert info.value.args[0].code() in (kafka.KafkaError._TRANSPORT,
+                                         kafka.KafkaError._TIMED_OUT), info.value
+    deadline = time.monotonic() + 10
+    while not errors and time.monotonic() < deadline:
+        p.poll(0.2)
+    assert errors and errors[0].code() == kafka.KafkaError._SSL, errors
+    assert "certificate verify failed" in errors[0].str(), errors[0].str()
+    p.close(0)
