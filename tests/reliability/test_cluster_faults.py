@@ -151,10 +151,12 @@ def test_producer_without_idempotence_reports_duplicates_after_leader_kills(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_idempotent_producer_survives_leader_kills_1m(cluster, record_property):
     _idempotent(cluster, 1_000_000, record_property)
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_producer_without_idempotence_after_leader_kills_1m(cluster, record_property):
     _not_idempotent(cluster, 1_000_000, record_property)
