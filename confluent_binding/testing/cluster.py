@@ -429,7 +429,7 @@ class KafkaCluster(_TopicAdmin):
                 ssl, sasl, version, self.broker_properties, self.workdir / ("node-%d" % node_id),
                 log_dir=log_dir, heap=heap, heap_min=heap_min, jvm_opts=self.jvm_opts,
                 libs_dir=libs_dir, java=java, log_level=log_level,
-                class_data_sharing=class_data_sharing, acl=acl)
+                class_data_sharing=class_data_sharing, acl=acl, kerberos=kerberos)
             member.node_id = node_id
             self._members.append(member)
 
