@@ -100,12 +100,15 @@ cdef class ConsumerGroupMetadata:
 @cython.final
 cdef class _BlockingCalls:
     cdef int inside                 # calls now inside a GIL-free librdkafka call
+    cdef dict threads               # thread ident -> how many of those calls it is in
     cdef bint closing               # close() has begun, in thread `closer`
     cdef unsigned long closer
     cdef bint closed                # the handle is freed: nobody may call in again
     cdef type owner                 # the handle's type: which closed-handle exception
 
     cdef bint shuts_out(self) noexcept
+    cdef int enter(self, bint waits) except -1
+    cdef int leave(self, bint waits) except -1
     cdef int drain(self) except -1
 
 
@@ -141,6 +144,7 @@ cdef class _Handle:
     cdef int _serve_event(self, rd_kafka_event_t *ev) except -1
     cdef int _serve_pending(self) except -1
     cdef int _serve(self, double deadline, bint nowait) except -1
+    cdef int _serve_ready(self, double deadline, bint nowait) except -1
     cdef void _destroy(self) noexcept
 
 

@@ -145,6 +145,7 @@ cdef class _BlockingCalls:
 
     def __cinit__(self, type owner):
         self.owner = owner
+        self.threads = {}
 
     cdef bint shuts_out(self) noexcept:
         """True once the handle is freed, or close() has begun in another thread: waits end
@@ -152,17 +153,42 @@ cdef class _BlockingCalls:
         return self.closed or (self.closing and PyThread_get_thread_ident() != self.closer)
 
     def __enter__(self):
-        if self.shuts_out():
-            raise _closed_exception(self.owner)
-        self.inside += 1
+        self.enter(True)
 
     def __exit__(self, *exc_info):
-        self.inside -= 1
+        self.leave(True)
         return False
+
+    cdef int enter(self, bint waits) except -1:
+        """Count this thread in: into a GIL-free librdkafka call (``waits``), or into serving
+        callbacks from events it took (close() from one of those callbacks is refused too)."""
+        if waits and self.shuts_out():
+            raise _closed_exception(self.owner)
+        cdef unsigned long me = PyThread_get_thread_ident()
+        self.threads[me] = self.threads.get(me, 0) + 1
+        if waits:
+            self.inside += 1
+        return 0
+
+    cdef int leave(self, bint waits) except -1:
+        cdef unsigned long me = PyThread_get_thread_ident()
+        cdef int n = self.threads[me] - 1
+        if n:
+            self.threads[me] = n
+        else:
+            del self.threads[me]
+        if waits:
+            self.inside -= 1
+        return 0
 
     cdef int drain(self) except -1:
         """Begin close() in this thread: shut other threads out (their GIL-free waits end
-        within one chunk) and wait until none is inside librdkafka."""
+        within one chunk) and wait until none is inside librdkafka. A callback that a call of
+        this thread is serving cannot close its own client (the call could never end): that
+        raises RuntimeError and leaves the client open."""
+        if PyThread_get_thread_ident() in self.threads:
+            raise RuntimeError("%s.close() called from a callback that this client is serving; "
+                               "close it after the serving call returns" % self.owner.__name__)
         self.closing = True
         self.closer = PyThread_get_thread_ident()
         while self.inside:
@@ -358,6 +384,13 @@ cdef class _Handle:
 
     cdef int _serve(self, double deadline, bint nowait) except -1:
         """Serve what is ready; if nothing is and not nowait, wait (GIL-free) up to deadline."""
+        self._blocking.enter(False)
+        try:
+            return self._serve_ready(deadline, nowait)
+        finally:
+            self._blocking.leave(False)
+
+    cdef int _serve_ready(self, double deadline, bint nowait) except -1:
         cdef int served = self._serve_pending()
         cdef int wait
         cdef rd_kafka_event_t *ev

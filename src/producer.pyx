@@ -385,7 +385,11 @@ cdef class Producer(_Handle):
                         rd_kafka_flush(rk, 1)
                         ev = rd_kafka_queue_poll(q, wait)
             if ev != NULL:
-                self._serve_event(ev)
+                self._blocking.enter(False)
+                try:
+                    self._serve_event(ev)
+                finally:
+                    self._blocking.leave(False)
                 self._serve(0, True)
             self._raise_pending()
             PyErr_CheckSignals()

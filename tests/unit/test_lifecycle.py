@@ -477,3 +477,31 @@ def test_close_while_other_threads_wait(kind):
     assert not any(t.is_alive() for t in threads)
     assert outcomes == ["Producer has been closed" if kind == "producer"
                         else "Consumer closed"] * 3
+
+
+@pytest.mark.parametrize("kind", ["producer-flush", "producer-poll", "consumer-poll",
+                                  "consumer-consume"])
+def test_close_from_a_callback_it_is_serving_raises(kind):
+    # The call serving the callback can never end once its client is closed under it: close()
+    # refuses (confluent-kafka crashes here), the exception comes out of the serving call, and
+    # the client stays usable and closes normally afterwards.
+    box = {"closing": True}
+
+    def stats_cb(_json):
+        if box["closing"]:
+            box["client"].close()
+
+    conf = unreachable(**{"statistics.interval.ms": 50, "stats_cb": stats_cb})
+    if kind.startswith("producer"):
+        client = box["client"] = Producer(conf)
+        serve = client.flush if kind == "producer-flush" else client.poll
+        client.produce("t", b"v")
+    else:
+        client = box["client"] = Consumer(dict(conf, **{"group.id": "g"}))
+        serve = client.poll if kind == "consumer-poll" else (lambda t: client.consume(1, t))
+    with pytest.raises(RuntimeError, match=r"close\(\) called from a callback"):
+        for _ in range(100):    # the first statistics come within one interval
+            serve(1.0)
+    box["closing"] = False
+    assert client._calls_inside() == 0
+    client.close(0) if kind.startswith("producer") else client.close()
