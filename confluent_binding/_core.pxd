@@ -100,7 +100,10 @@ cdef class ConsumerGroupMetadata:
 @cython.final
 cdef class _BlockingCalls:
     cdef int inside                 # calls now inside a GIL-free librdkafka call
-    cdef dict threads               # thread ident -> how many of those calls it is in
+    # which threads are in those calls or serving callbacks, and how deep (fixed slots: counting
+    # must not allocate, it runs on the way out of a MemoryError too)
+    cdef unsigned long thread_ids[16]
+    cdef int thread_depths[16]
     cdef bint closing               # close() has begun, in thread `closer`
     cdef unsigned long closer
     cdef bint closed                # the handle is freed: nobody may call in again
@@ -109,6 +112,7 @@ cdef class _BlockingCalls:
     cdef bint shuts_out(self) noexcept
     cdef int enter(self, bint waits) except -1
     cdef int leave(self, bint waits) except -1
+    cdef int slot_of(self, unsigned long me) noexcept
     cdef int drain(self) except -1
 
 

@@ -145,7 +145,6 @@ cdef class _BlockingCalls:
 
     def __cinit__(self, type owner):
         self.owner = owner
-        self.threads = {}
 
     cdef bint shuts_out(self) noexcept:
         """True once the handle is freed, or close() has begun in another thread: waits end
@@ -165,28 +164,41 @@ cdef class _BlockingCalls:
         if waits and self.shuts_out():
             raise _closed_exception(self.owner)
         cdef unsigned long me = PyThread_get_thread_ident()
-        self.threads[me] = self.threads.get(me, 0) + 1
+        cdef int i, free = -1
+        for i in range(16):
+            if self.thread_depths[i] and self.thread_ids[i] == me:
+                self.thread_depths[i] += 1
+                break
+            if free < 0 and not self.thread_depths[i]:
+                free = i
+        else:
+            if free >= 0:       # more than 16 threads at once go uncounted here
+                self.thread_ids[free], self.thread_depths[free] = me, 1
         if waits:
             self.inside += 1
         return 0
 
     cdef int leave(self, bint waits) except -1:
-        cdef unsigned long me = PyThread_get_thread_ident()
-        cdef int n = self.threads[me] - 1
-        if n:
-            self.threads[me] = n
-        else:
-            del self.threads[me]
+        cdef int i = self.slot_of(PyThread_get_thread_ident())
+        if i >= 0:
+            self.thread_depths[i] -= 1
         if waits:
             self.inside -= 1
         return 0
+
+    cdef int slot_of(self, unsigned long me) noexcept:
+        cdef int i
+        for i in range(16):
+            if self.thread_depths[i] and self.thread_ids[i] == me:
+                return i
+        return -1
 
     cdef int drain(self) except -1:
         """Begin close() in this thread: shut other threads out (their GIL-free waits end
         within one chunk) and wait until none is inside librdkafka. A callback that a call of
         this thread is serving cannot close its own client (the call could never end): that
         raises RuntimeError and leaves the client open."""
-        if PyThread_get_thread_ident() in self.threads:
+        if self.slot_of(PyThread_get_thread_ident()) >= 0:
             raise RuntimeError("%s.close() called from a callback that this client is serving; "
                                "close it after the serving call returns" % self.owner.__name__)
         self.closing = True
