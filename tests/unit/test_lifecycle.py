@@ -218,6 +218,28 @@ def test_fork_child_dropping_producer_leaves_parent_working(how):
 
 
 @needs_fork
+def test_fork_child_works_with_its_own_new_clients():
+    """Clients created before fork() stay the parent's; the child makes and uses its own."""
+    parent = Producer(mock())
+    assert parent.flush(10) == 0
+
+    def child():
+        p = Producer(mock())
+        got = []
+        for i in range(10):
+            p.produce("fn", b"%d" % i, on_delivery=lambda e, m: got.append((e, m.value())))
+        assert p.flush(10) == 0
+        assert sorted(got) == [(None, b"%d" % i) for i in range(10)]
+        p.close()
+
+    assert _fork_and(child) == 0
+    got = []
+    parent.produce("fn", b"parent", on_delivery=lambda e, m: got.append(e))
+    assert parent.flush(10) == 0 and got == [None]
+    parent.close()
+
+
+@needs_fork
 @pytest.mark.parametrize("how", ["close", "del"])
 def test_fork_child_dropping_consumer_leaves_parent_working(how):
     p = Producer(mock())
@@ -438,18 +460,23 @@ def test_close_reports_outstanding_as_purged():
     assert errs == [KafkaError._PURGE_QUEUE]
 
 
-@pytest.mark.parametrize("kind", ["producer", "consumer"])
-def test_close_while_other_threads_wait(kind):
-    """close() from one thread while others wait in poll(): their waits end, later calls raise
-    RuntimeError, and the handle is freed only once nobody is inside librdkafka."""
+@pytest.mark.parametrize("kind,call", [("producer", "poll"), ("producer", "flush"),
+                                       ("consumer", "poll"), ("consumer", "consume")])
+def test_close_while_other_threads_wait(kind, call):
+    """close() from one thread while others wait in poll()/flush()/consume(): their waits end,
+    later calls raise RuntimeError, and the handle is freed only once nobody is inside
+    librdkafka."""
     import threading
 
-    conf = unreachable()
+    conf = unreachable(**{"message.timeout.ms": 600000})
     if kind == "producer":
         h = confluent_binding.Producer(conf)
+        h.produce("t", b"never delivered")      # flush() has something to wait for
     else:
         h = confluent_binding.Consumer(dict(conf, **{"group.id": "g"}))
         h.subscribe(["t"])
+    wait = {"poll": lambda: h.poll(5.0), "flush": lambda: h.flush(5.0),
+            "consume": lambda: h.consume(10, 5.0)}[call]
     waiting = threading.Barrier(4)
     outcomes = []
 
@@ -457,7 +484,7 @@ def test_close_while_other_threads_wait(kind):
         waiting.wait()
         try:
             while True:
-                h.poll(5.0)
+                wait()
         except RuntimeError as exc:
             outcomes.append(str(exc))
 
@@ -470,7 +497,7 @@ def test_close_while_other_threads_wait(kind):
         time.sleep(0.01)
     assert h._calls_inside() == 3
     t0 = time.monotonic()
-    h.close()
+    h.close(0) if kind == "producer" else h.close()
     assert time.monotonic() - t0 < 1.0
     for t in threads:
         t.join(5)
@@ -505,3 +532,49 @@ def test_close_from_a_callback_it_is_serving_raises(kind):
     box["closing"] = False
     assert client._calls_inside() == 0
     client.close(0) if kind.startswith("producer") else client.close()
+
+
+def test_many_threads_produce_while_one_polls():
+    """Eight threads produce into one producer while a ninth serves delivery reports: every
+    message is reported exactly once, successfully, and only on a serving thread."""
+    import threading
+
+    p = Producer(mock())
+    threads_n, per_thread = 8, 2000
+    reports = []
+    served_on = set()
+
+    def on_delivery(err, msg):
+        served_on.add(threading.get_ident())
+        reports.append((err, msg.key()))
+
+    start = threading.Barrier(threads_n + 1)
+    stop = threading.Event()
+
+    def producer(t):
+        start.wait()
+        for i in range(per_thread):
+            p.produce("mt", b"%d" % i, key=b"%d-%d" % (t, i), on_delivery=on_delivery)
+
+    def poller():
+        while not stop.is_set():
+            p.poll(0.05)
+
+    workers = [threading.Thread(target=producer, args=(t,)) for t in range(threads_n)]
+    serving = threading.Thread(target=poller)
+    serving.start()
+    for w in workers:
+        w.start()
+    start.wait()
+    for w in workers:
+        w.join(60)
+    assert not any(w.is_alive() for w in workers)
+    assert p.flush(60) == 0
+    stop.set()
+    serving.join(10)
+    assert [e for e, _ in reports if e is not None] == []
+    keys = [k for _, k in reports]
+    assert len(keys) == threads_n * per_thread
+    assert set(keys) == {b"%d-%d" % (t, i) for t in range(threads_n) for i in range(per_thread)}
+    assert served_on <= {serving.ident, threading.get_ident()}
+    p.close()
