@@ -164,16 +164,14 @@ cdef class _BlockingCalls:
         if waits and self.shuts_out():
             raise _closed_exception(self.owner)
         cdef unsigned long me = PyThread_get_thread_ident()
-        cdef int i, free = -1
-        for i in range(16):
-            if self.thread_depths[i] and self.thread_ids[i] == me:
-                self.thread_depths[i] += 1
-                break
-            if free < 0 and not self.thread_depths[i]:
-                free = i
+        cdef int i = self.slot_of(me)
+        if i >= 0:
+            self.thread_depths[i] += 1
         else:
-            if free >= 0:       # more than 16 threads at once go uncounted here
-                self.thread_ids[free], self.thread_depths[free] = me, 1
+            for i in range(16):     # more than 16 threads at once go uncounted here
+                if not self.thread_depths[i]:
+                    self.thread_ids[i], self.thread_depths[i] = me, 1
+                    break
         if waits:
             self.inside += 1
         return 0
