@@ -10,7 +10,10 @@ leading underscore that is not a module, not a typing construct and not imported
 confluent-kafka (the standard library, typing): classes, functions and constants.
 """
 
+import ast
 import importlib
+import importlib.util
+import pkgutil
 import types
 import typing
 
@@ -33,6 +36,10 @@ MODULES = [
     "confluent_kafka.schema_registry.avro",
     "confluent_kafka.schema_registry.json_schema",
     "confluent_kafka.schema_registry.protobuf",
+    "confluent_kafka.kafkatest",
+    "confluent_kafka.kafkatest.verifiable_client",
+    "confluent_kafka.kafkatest.verifiable_producer",
+    "confluent_kafka.kafkatest.verifiable_consumer",
 ]
 
 
@@ -46,7 +53,6 @@ AVRO_REPOSITORY = "confluent-kafka's named-schema repository for Avro references
 
 #: confluent-kafka's modules that have no counterpart here, and why.
 NOT_MIRRORED_MODULES = {
-    "confluent_kafka.kafkatest": "confluent-kafka's own system-test clients",
     "confluent_kafka.avro": "the legacy AvroProducer/AvroConsumer, deprecated since "
                             "confluent-kafka 2.0.2 in favour of schema_registry.avro",
     "confluent_kafka.schema_registry.common": "the implementation shared by confluent-kafka's "
@@ -65,7 +71,6 @@ _FIELD_TRANSFORMS = ["get_inline_tags", "get_type", "transform", "validate_messa
 
 #: Public names of the modules above that confluent_binding does not have, and why.
 GAPS = {
-    "confluent_kafka": {"kafkatest": NOT_MIRRORED_MODULES["confluent_kafka.kafkatest"]},
     "confluent_kafka.serializing_producer": dict.fromkeys(_SERDE_BUILDER, SERDE_HELPERS),
     "confluent_kafka.deserializing_consumer": dict.fromkeys(_SERDE_BUILDER, SERDE_HELPERS),
     "confluent_kafka.schema_registry.schema_registry_client": dict.fromkeys(
@@ -131,6 +136,30 @@ def _from_elsewhere(value):
     return module is not None and module != "cimpl" and not module.startswith("confluent_kafka")
 
 
+def _source_names(name):
+    """The public names of a confluent-kafka module that cannot be imported (its kafkatest
+    scripts import their sibling as a top-level module), read from its source: what it defines
+    and what it imports from confluent_kafka."""
+    tree = ast.parse(open(importlib.util.find_spec(name).origin).read())
+    found = set()
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.Assign):
+            found.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("confluent_kafka"):
+            found.update(a.asname or a.name for a in node.names)
+    return sorted(n for n in found if not n.startswith("_"))
+
+
+def confluent_names(name):
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        return _source_names(name)
+    return public_names(module)
+
+
 def public_names(module):
     names = getattr(module, "__all__", None)
     if names is not None:
@@ -142,6 +171,9 @@ def public_names(module):
         if _typing_object(value) or _from_elsewhere(value):
             continue
         found.append(name)
+    if not found and hasattr(module, "__path__"):  # a package of modules only (kafkatest)
+        found = [m.name for m in pkgutil.iter_modules(module.__path__)
+                 if not m.name.startswith("_")]
     return sorted(found)
 
 
@@ -149,7 +181,7 @@ def surface():
     """[(confluent module, its public names, the names our module lacks)]"""
     rows = []
     for name in MODULES:
-        theirs = public_names(importlib.import_module(name))
+        theirs = confluent_names(name)
         try:
             mine = importlib.import_module(ours(name))
         except ImportError:
