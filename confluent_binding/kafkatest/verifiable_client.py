@@ -104,13 +104,30 @@ class VerifiableClient:
                 conf[key] = value
         return conf
 
-    @staticmethod
-    def extra_config(args):
-        """The ``-X key=value`` arguments as (key, value) pairs."""
-        pairs = []
-        for [item] in args.pop("extra_conf", None) or []:
-            key, sep, value = item.partition("=")
-            if not sep:
-                raise SystemExit("-X %s: expected key=value" % item)
-            pairs.append((key, value))
-        return pairs
+
+
+def add_connection_arguments(parser, role):
+    """The options both clients take: the brokers, a Java client properties file
+    (``--producer.config``/``--consumer.config``) and ``-X key=value`` properties."""
+    parser.add_argument("--broker-list", dest="conf_bootstrap.servers")
+    parser.add_argument("--bootstrap-server", dest="conf_bootstrap.servers")
+    parser.add_argument("--%s.config" % role, dest="config_file",
+                        help="a Java client properties file")
+    parser.add_argument("-X", nargs=1, dest="extra_conf", action="append", default=[],
+                        help="client property key=value")
+
+
+def client_config(parser, args, conf):
+    """``conf`` with the client properties of the parsed ``args`` (see ``set_config``), then
+    those of the properties file, then the ``-X`` ones: a later one wins."""
+    if args["conf_bootstrap.servers"] is None:
+        parser.error("one of --broker-list and --bootstrap-server is required")
+    VerifiableClient.set_config(conf, args)
+    if args["config_file"] is not None:
+        conf.update(VerifiableClient.read_config_file(args["config_file"]))
+    for [item] in args["extra_conf"]:
+        key, sep, value = item.partition("=")
+        if not sep:
+            parser.error("-X %s: expected key=value" % item)
+        conf[key] = value
+    return conf

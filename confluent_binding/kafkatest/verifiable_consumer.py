@@ -15,7 +15,7 @@ import argparse
 import time
 
 from .. import Consumer, KafkaError, KafkaException
-from .verifiable_client import VerifiableClient, _text
+from .verifiable_client import VerifiableClient, _text, add_connection_arguments, client_config
 
 __all__ = ["AssignedPartition", "VerifiableConsumer", "main"]
 
@@ -206,8 +206,6 @@ def _parser():
     p.add_argument("--group-protocol", dest="conf_group.protocol",
                    help="classic or consumer (KIP-848)")
     p.add_argument("--group-remote-assignor", dest="conf_group.remote.assignor")
-    p.add_argument("--broker-list", dest="conf_bootstrap.servers")
-    p.add_argument("--bootstrap-server", dest="conf_bootstrap.servers")
     p.add_argument("--session-timeout", type=int, dest="conf_session.timeout.ms")
     p.add_argument("--enable-autocommit", action="store_true", dest="conf_enable.auto.commit",
                    default=False)
@@ -216,18 +214,13 @@ def _parser():
     p.add_argument("--reset-policy", dest="topicconf_auto.offset.reset", default="earliest")
     p.add_argument("--verbose", action="store_true", dest="verbose", default=False,
                    help="report every message (record_data)")
-    p.add_argument("--consumer.config", dest="consumer_config",
-                   help="a Java client properties file")
-    p.add_argument("-X", nargs=1, dest="extra_conf", action="append", default=[],
-                   help="client property key=value")
+    add_connection_arguments(p, "consumer")
     return p
 
 
 def main(argv=None):
     parser = _parser()
     args = vars(parser.parse_args(argv))
-    if args["conf_bootstrap.servers"] is None:
-        parser.error("one of --broker-list and --bootstrap-server is required")
     if args["conf_group.protocol"] not in (None, "classic") and \
             args["conf_session.timeout.ms"] is not None:
         parser.error("--session-timeout is a classic group's setting")
@@ -236,11 +229,7 @@ def main(argv=None):
         args["conf_session.timeout.ms"] = 6000
     # offsets are stored explicitly once the message has been handled, never by librdkafka
     # ahead of the application
-    conf = {"enable.auto.offset.store": False}
-    VerifiableClient.set_config(conf, args)
-    if args["consumer_config"] is not None:
-        conf.update(VerifiableClient.read_config_file(args["consumer_config"]))
-    conf.update(VerifiableClient.extra_config(args))
+    conf = client_config(parser, args, {"enable.auto.offset.store": False})
 
     vc = VerifiableConsumer(conf)
     vc.use_auto_commit = args["conf_enable.auto.commit"]

@@ -12,7 +12,7 @@ import argparse
 import time
 
 from .. import KafkaException, Producer
-from .verifiable_client import VerifiableClient, _text
+from .verifiable_client import VerifiableClient, _text, add_connection_arguments, client_config
 
 __all__ = ["VerifiableProducer", "main"]
 
@@ -65,8 +65,6 @@ def _parser():
     p.add_argument("--topic", type=str, required=True)
     p.add_argument("--throughput", type=int, default=0,
                    help="messages a second at most (0 or less: as fast as possible)")
-    p.add_argument("--broker-list", dest="conf_bootstrap.servers")
-    p.add_argument("--bootstrap-server", dest="conf_bootstrap.servers")
     p.add_argument("--max-messages", type=int, dest="max_msgs", default=1000000)
     p.add_argument("--value-prefix", dest="value_prefix", type=str, default=None)
     p.add_argument("--acks", type=int, dest="topicconf_request.required.acks", default=-1)
@@ -74,23 +72,14 @@ def _parser():
                    help="every message's timestamp, in milliseconds since the epoch")
     p.add_argument("--repeating-keys", type=int, dest="repeating_keys", default=0,
                    help="keys 0..N-1 in turn (0: no keys)")
-    p.add_argument("--producer.config", dest="producer_config",
-                   help="a Java client properties file")
-    p.add_argument("-X", nargs=1, dest="extra_conf", action="append", default=[],
-                   help="client property key=value")
+    add_connection_arguments(p, "producer")
     return p
 
 
 def main(argv=None):
     parser = _parser()
     args = vars(parser.parse_args(argv))
-    if args["conf_bootstrap.servers"] is None:
-        parser.error("one of --broker-list and --bootstrap-server is required")
-    conf = {}
-    VerifiableClient.set_config(conf, args)
-    if args["producer_config"] is not None:
-        conf.update(VerifiableClient.read_config_file(args["producer_config"]))
-    conf.update(VerifiableClient.extra_config(args))
+    conf = client_config(parser, args, {})
 
     vp = VerifiableProducer(conf)
     vp.max_msgs = args["max_msgs"]
