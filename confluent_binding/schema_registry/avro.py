@@ -2,16 +2,23 @@
 
 import io
 import json
+import logging
 
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
+from fastavro.schema import expand_schema
+from fastavro.validation import validate
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
+from ._rules import FieldType, RuleConditionError
+from ._types import RuleKind, RuleMode
 from .schema_registry_client import Schema
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
-__all__ = ["AvroSerializer", "AvroDeserializer", "AvroSerializerBuilder", "AvroDeserializerBuilder"]
+__all__ = ["AvroSerializer", "AvroDeserializer", "AvroSerializerBuilder", "AvroDeserializerBuilder",
+           "transform", "get_type", "get_inline_tags", "validate_message"]
 
 _AVRO = "AVRO"
+log = logging.getLogger("confluent_binding.schema_registry")
 
 
 def _schema_loads(schema_str):
@@ -33,6 +40,19 @@ class _AvroSchemas:
     def __init__(self, registry):
         self._registry = registry
         self._parsed = {}
+        self._expanded = {}
+
+    def expanded(self, parsed):
+        """``parsed`` with every named type written out where it is used (for rule walks)."""
+        found = self._expanded.get(id(parsed))
+        if found is None or found[0] is not parsed:
+            found = (parsed, expand_schema(parsed))
+            self._expanded[id(parsed)] = found
+        return found[1]
+
+    def field_transformer(self, parsed):
+        expanded = self.expanded(parsed)
+        return lambda ctx, field_transform, msg: transform(ctx, expanded, msg, field_transform)
 
     def parse(self, schema):
         key = _schema_key(schema)
@@ -58,6 +78,169 @@ class _AvroSchemas:
             referenced = self._registry.get_version(ref.subject, ref.version, True).schema
             self._add_references(referenced, named, seen)
             parse_schema(json.loads(referenced.schema_str), named_schemas=named)
+
+
+# -- field-level rules ------------------------------------------------------------------------
+
+_FIELD_TYPES = {
+    "record": FieldType.RECORD, "enum": FieldType.ENUM, "array": FieldType.ARRAY,
+    "map": FieldType.MAP, "union": FieldType.COMBINED, "fixed": FieldType.FIXED,
+    "string": FieldType.STRING, "bytes": FieldType.BYTES, "int": FieldType.INT,
+    "long": FieldType.LONG, "float": FieldType.FLOAT, "double": FieldType.DOUBLE,
+    "boolean": FieldType.BOOLEAN, "null": FieldType.NULL,
+}
+
+
+def get_type(schema):
+    """The FieldType of a (parsed) Avro schema; a union is COMBINED, a name unknown NULL."""
+    if isinstance(schema, list):
+        return FieldType.COMBINED
+    kind = schema.get("type") if isinstance(schema, dict) else schema
+    return _FIELD_TYPES.get(kind, FieldType.NULL)
+
+
+def get_inline_tags(schema):
+    """{``<record full name>.<field>``: set of its ``confluent:tags``} over a parsed schema."""
+    found = {}
+
+    def walk(node, seen):
+        if isinstance(node, list):
+            for branch in node:
+                walk(branch, seen)
+        elif isinstance(node, dict):
+            kind = node.get("type")
+            if kind == "array":
+                walk(node.get("items"), seen)
+            elif kind == "map":
+                walk(node.get("values"), seen)
+            elif kind == "record" and node.get("name") not in seen:
+                seen.add(node.get("name"))
+                for field in node.get("fields", ()):
+                    tags = field.get("confluent:tags")
+                    if tags:
+                        found.setdefault(node["name"] + "." + field["name"], set()).update(tags)
+                    walk(field.get("type"), seen)
+
+    walk(schema, set())
+    return found
+
+
+def _branch_name(branch):
+    if isinstance(branch, dict):
+        return branch.get("name", branch.get("type"))
+    return branch
+
+
+def _union_branch(union, message):
+    """(branch schema, value) of a union for ``message`` (a ``(name, value)`` tuple names it)."""
+    if isinstance(message, tuple) and len(message) == 2 and isinstance(message[0], str):
+        for branch in union:
+            name = _branch_name(branch)
+            if name == message[0] or (isinstance(name, str) and name.split(".")[-1] == message[0]):
+                return branch, message[1]
+    for branch in union:
+        if validate(message, branch, raise_errors=False):
+            return branch, message
+    return None, message
+
+
+def transform(ctx, schema, message, field_transform):
+    """Walk ``message`` along the (expanded, parsed) ``schema``, applying ``field_transform``
+    to each field whose tags the rule selects; a CONDITION fails on a field giving False."""
+    if schema is None:
+        return message
+    field = ctx.current_field()
+    if field is not None:
+        field.field_type = get_type(schema)
+    if isinstance(schema, list):
+        branch, value = _union_branch(schema, message)
+        if branch is None:
+            return message
+        value = transform(ctx, branch, value, field_transform)
+        if isinstance(message, tuple) and validate(value, branch, raise_errors=False):
+            return (message[0], value)
+        return value
+    if isinstance(schema, dict):
+        kind = schema.get("type")
+        if kind == "array":
+            if not isinstance(message, list):
+                log.warning("Incompatible message type for array schema")
+                return message
+            return [transform(ctx, schema["items"], item, field_transform) for item in message]
+        if kind == "map":
+            if not isinstance(message, dict):
+                log.warning("Incompatible message type for map schema")
+                return message
+            return {k: transform(ctx, schema["values"], v, field_transform)
+                    for k, v in message.items()}
+        if kind == "record":
+            if message is None:
+                return message
+            if not isinstance(message, dict):
+                log.warning("Incompatible message type for record schema")
+                return message
+            for spec in schema["fields"]:
+                if spec["name"] in message:
+                    _transform_field(ctx, schema, spec, message, field_transform)
+            return message
+    if field is not None:
+        tags = ctx.rule.tags
+        if not tags or not set(tags).isdisjoint(field.tags):
+            return field_transform(ctx, field, message)
+    return message
+
+
+def _transform_field(ctx, schema, spec, message, field_transform):
+    name = spec["name"]
+    ctx.enter_field(message, schema["name"] + "." + name, name, get_type(spec["type"]), None)
+    try:
+        value = transform(ctx, spec["type"], message[name], field_transform)
+        if ctx.rule.kind == RuleKind.CONDITION:
+            if value is False:
+                raise RuleConditionError(ctx.rule)
+        else:
+            message[name] = value
+    finally:
+        ctx.exit_field()
+
+
+def validate_message(executor, schema, message, fail_fast=False):
+    """The ValidationRuleErrors of ``message`` against the inline ``confluent:rules`` of the
+    (parsed) ``schema``: on records and on their fields."""
+    from ._rules import VALIDATION_RULES_PROP, evaluate_validation_rule, parse_validation_rules
+
+    out = []
+
+    def check(node, value, path):
+        if fail_fast and out:
+            return
+        if isinstance(node, list):
+            branch, value = _union_branch(node, value)
+            check(branch, value, path)
+            return
+        if not isinstance(node, dict):
+            return
+        kind = node.get("type")
+        if kind == "record" and isinstance(value, dict):
+            for rule in parse_validation_rules(node.get(VALIDATION_RULES_PROP)):
+                evaluate_validation_rule(executor, rule, node, value, path, out)
+            for spec in node["fields"]:
+                sub = (path + "." if path else "") + spec["name"]
+                for rule in parse_validation_rules(spec.get(VALIDATION_RULES_PROP)):
+                    if spec["name"] in value:
+                        evaluate_validation_rule(executor, rule, spec["type"],
+                                                 value[spec["name"]], sub, out)
+                if spec["name"] in value:
+                    check(spec["type"], value[spec["name"]], sub)
+        elif kind == "array" and isinstance(value, list):
+            for i, item in enumerate(value):
+                check(node["items"], item, "{}[{}]".format(path, i))
+        elif kind == "map" and isinstance(value, dict):
+            for k, item in value.items():
+                check(node["values"], item, "{}[{}]".format(path, k))
+
+    check(schema, message, "")
+    return out
 
 
 def _is_bytes(parsed):
@@ -106,6 +289,7 @@ class AvroSerializer(BaseSerializer):
         self._strict = conf.take_bool("validate.strict")
         self._strict_allow_default = conf.take_bool("validate.strict.allow.default")
         conf.finish()
+        self._configure_rules(rule_conf, rule_registry)
         self._schemas = _AvroSchemas(schema_registry_client)
         self._schema = schema
         self._parsed_schema = None
@@ -119,9 +303,13 @@ class AvroSerializer(BaseSerializer):
                 )
 
     def __call__(self, obj, ctx=None):
-        if obj is None:
-            return None
-        schema_id, selected, value = self._prepare(obj, ctx)
+        try:
+            return None if obj is None else self._serialize(obj, ctx)
+        finally:
+            self._remember_key(ctx, obj)
+
+    def _serialize(self, obj, ctx):
+        schema_id, selected, value, subject = self._prepare(obj, ctx)
         parsed = (
             self._schemas.parse(selected.schema) if selected is not None else self._parsed_schema
         )
@@ -129,6 +317,10 @@ class AvroSerializer(BaseSerializer):
             raise SerializationError(
                 "No schema to serialize with: give schema_str or use.latest.version"
             )
+        if selected is not None and ctx is not None and subject is not None:
+            value = self._execute_rules(ctx, subject, RuleMode.WRITE, None, selected.schema, value,
+                                        get_inline_tags(parsed),
+                                        self._schemas.field_transformer(parsed))
         if _is_bytes(parsed):
             # Confluent's serializers write a plain "bytes" schema's value as is, unprefixed
             payload = value if isinstance(value, bytes) else value.encode()
@@ -175,7 +367,9 @@ class AvroDeserializer(BaseDeserializer):
             else:
                 raise TypeError("You must pass either schema string or schema object")
         self._configure(schema_registry_client, conf).finish()
+        self._configure_rules(rule_conf, rule_registry)
         self._schemas = _AvroSchemas(schema_registry_client)
+        self._schema = schema
         self._reader_schema = self._schemas.parse(schema) if schema is not None else None
         if from_dict is not None and not callable(from_dict):
             raise ValueError(
@@ -189,8 +383,12 @@ class AvroDeserializer(BaseDeserializer):
         self._return_record_name = return_record_name
 
     def __call__(self, data, ctx=None):
-        if data is None:
-            return None
+        try:
+            return None if data is None else self._deserialize(data, ctx)
+        finally:
+            self._remember_key(ctx, data)
+
+    def _deserialize(self, data, ctx):
         schema_id, payload = self._unframe(data, ctx)
         subject = self._subject(ctx, None) if ctx is not None else None
         writer_schema = self._writer_schema(schema_id, subject)
@@ -198,14 +396,27 @@ class AvroDeserializer(BaseDeserializer):
         if subject is None and ctx is not None and isinstance(writer, dict):
             subject = self._subject(ctx, writer.get("name"))
         latest = self._get_reader_schema(subject) if subject is not None else None
+        migrations = None
         if latest is not None:
-            reader = self._schemas.parse(latest.schema)
+            reader_schema, reader = latest.schema, self._schemas.parse(latest.schema)
+            if ctx is not None:
+                migrations = self._get_migrations(subject, writer_schema, latest)
+        elif self._reader_schema is not None:
+            reader_schema, reader = self._schema, self._reader_schema
         else:
-            reader = self._reader_schema if self._reader_schema is not None else writer
+            reader_schema, reader = writer_schema, writer
         if _is_bytes(writer):
             obj = payload.read()
+        elif migrations:
+            # read as written, then let the migration rules reshape it
+            obj = schemaless_reader(payload, writer, None, self._return_record_name)
+            obj = self._execute_migrations(ctx, subject, migrations, obj)
         else:
             obj = schemaless_reader(payload, writer, reader, self._return_record_name)
+        if ctx is not None and subject is not None:
+            obj = self._execute_rules(ctx, subject, RuleMode.READ, None, reader_schema, obj,
+                                      get_inline_tags(reader),
+                                      self._schemas.field_transformer(reader), data)
         if self._from_dict is not None:
             return self._from_dict(obj, ctx)
         return obj

@@ -4,6 +4,7 @@ Extra ``[json]``: jsonschema.
 """
 
 import json
+import logging
 import threading
 
 import referencing.jsonschema
@@ -12,14 +13,19 @@ from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
+from ._rules import FieldType, RuleConditionError
+from ._types import RuleKind, RuleMode
 from .schema_registry_client import Schema
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
-__all__ = ["JSONSerializer", "JSONDeserializer", "JSONSerializerBuilder", "JSONDeserializerBuilder"]
+__all__ = ["JSONSerializer", "JSONDeserializer", "JSONSerializerBuilder", "JSONDeserializerBuilder",
+           "DEFAULT_SPEC", "transform", "get_type", "get_inline_tags", "validate_message"]
 
 _JSON = "JSON"
 # schemas without "$schema" are read as draft 7, as Confluent's serdes read them
-_DEFAULT_SPEC = referencing.jsonschema.DRAFT7
+DEFAULT_SPEC = referencing.jsonschema.DRAFT7
+_DEFAULT_SPEC = DEFAULT_SPEC
+log = logging.getLogger("confluent_binding.schema_registry")
 
 
 def _json_dumps(obj):
@@ -59,6 +65,11 @@ class _JsonSchemas:
             )
         return refs
 
+    def field_transformer(self, schema):
+        parsed, refs = self.parse(schema)
+        return lambda ctx, field_transform, msg: transform(ctx, parsed, refs, None, "$", msg,
+                                                           field_transform)
+
     def validate(self, schema, value):
         parsed, refs = self.parse(schema)
         key = id(parsed)
@@ -77,6 +88,143 @@ class _JsonSchemas:
             validator.validate(value)
         except ValidationError as e:
             raise SerializationError(e.message)
+
+
+# -- field-level rules ------------------------------------------------------------------------
+
+_SCALARS = {"string": FieldType.STRING, "integer": FieldType.INT, "number": FieldType.DOUBLE,
+            "boolean": FieldType.BOOLEAN, "null": FieldType.NULL, "array": FieldType.ARRAY}
+
+
+def get_type(schema):
+    """The FieldType of a JSON Schema (an object without properties is a MAP)."""
+    if isinstance(schema, bool):
+        return FieldType.COMBINED
+    if schema.get("const") is not None or schema.get("enum") is not None:
+        return FieldType.ENUM
+    kind = schema.get("type")
+    if kind == "object":
+        return FieldType.RECORD if schema.get("properties") else FieldType.MAP
+    if isinstance(kind, str) and kind in _SCALARS:
+        return _SCALARS[kind]
+    return FieldType.RECORD if schema.get("properties") is not None else FieldType.NULL
+
+
+def get_inline_tags(schema):
+    """The ``confluent:tags`` of a (sub)schema, as a set."""
+    return set(schema.get("confluent:tags") or ())
+
+
+def _matches(schema, message, ref_registry):
+    cls = validator_for(schema, default=validator_for({"$schema": "http://json-schema.org/draft-07/schema#"}))
+    return cls(schema, registry=ref_registry).is_valid(message)
+
+
+def transform(ctx, schema, ref_registry, ref_resolver, path, message, field_transform):
+    """Walk ``message`` along ``schema`` (``path`` is the JSON path so far, ``$`` at the top),
+    applying ``field_transform`` to the scalar fields whose tags the rule selects."""
+    if message is None or schema is None or isinstance(schema, bool):
+        return message
+    field = ctx.current_field()
+    if field is not None:
+        field.field_type = get_type(schema)
+    kinds = schema.get("type")
+    if isinstance(kinds, list) and kinds:
+        for kind in kinds:
+            sub = dict(schema, type=kind)
+            if _matches(sub, message, ref_registry):
+                return transform(ctx, sub, ref_registry, ref_resolver, path, message,
+                                 field_transform)
+    combined = [(k, schema.get(k)) for k in ("allOf", "anyOf", "oneOf")
+                if schema.get(k) is not None]
+    if combined:
+        kind, subs = combined[0]
+        for sub in subs:
+            if kind == "allOf" or _matches(sub, message, ref_registry):
+                message = transform(ctx, sub, ref_registry, ref_resolver, path, message,
+                                    field_transform)
+                if kind == "oneOf":
+                    break
+        _transform_properties(ctx, schema, ref_registry, ref_resolver, path, message,
+                              field_transform)
+        items = schema.get("items")
+        if items is not None and isinstance(message, list):
+            message = [transform(ctx, items, ref_registry, ref_resolver, path, item,
+                                 field_transform) for item in message]
+        return message
+    items = schema.get("items")
+    if items is not None and isinstance(message, list):
+        return [transform(ctx, items, ref_registry, ref_resolver, path, item, field_transform)
+                for item in message]
+    ref = schema.get("$ref")
+    if ref is not None:
+        if ref_resolver is None:
+            ref_resolver = ref_registry.resolver()
+        resolved = ref_resolver.lookup(ref)
+        return transform(ctx, resolved.contents, ref_registry, resolved.resolver, path, message,
+                         field_transform)
+    kind = get_type(schema)
+    if kind == FieldType.RECORD:
+        if not isinstance(message, dict):
+            log.warning("Incompatible message type for record schema")
+            return message
+        _transform_properties(ctx, schema, ref_registry, ref_resolver, path, message,
+                              field_transform)
+        return message
+    if field is not None and kind in (FieldType.ENUM, FieldType.STRING, FieldType.INT,
+                                      FieldType.DOUBLE, FieldType.BOOLEAN):
+        tags = ctx.rule.tags
+        if not tags or not set(tags).isdisjoint(field.tags):
+            return field_transform(ctx, field, message)
+    return message
+
+
+def _transform_properties(ctx, schema, ref_registry, ref_resolver, path, message,
+                          field_transform):
+    props = schema.get("properties")
+    if not props or not isinstance(message, dict):
+        return
+    for name, sub in props.items():
+        if not isinstance(sub, dict):
+            continue
+        full_name = path + "." + name
+        ctx.enter_field(message, full_name, name, get_type(sub), get_inline_tags(sub))
+        try:
+            value = message.get(name)
+            if value is not None:
+                value = transform(ctx, sub, ref_registry, ref_resolver, full_name, value,
+                                  field_transform)
+                if ctx.rule.kind == RuleKind.CONDITION:
+                    if value is False:
+                        raise RuleConditionError(ctx.rule)
+                else:
+                    message[name] = value
+        finally:
+            ctx.exit_field()
+
+
+def validate_message(executor, schema, message, ref_registry=None, fail_fast=False):
+    """The ValidationRuleErrors of ``message`` against the inline ``confluent:rules`` of
+    ``schema`` and of its properties (recursively)."""
+    from ._rules import VALIDATION_RULES_PROP, evaluate_validation_rule, parse_validation_rules
+
+    out = []
+
+    def check(node, value, path):
+        if not isinstance(node, dict) or (fail_fast and out):
+            return
+        for rule in parse_validation_rules(node.get(VALIDATION_RULES_PROP)):
+            evaluate_validation_rule(executor, rule, node, value, path or None, out)
+        if isinstance(value, dict):
+            for name, sub in (node.get("properties") or {}).items():
+                if name in value:
+                    check(sub, value[name], (path + "." if path else "") + name)
+        elif isinstance(value, list) and isinstance(node.get("items"), dict):
+            for i, item in enumerate(value):
+                check(node["items"], item, "{}[{}]".format(path, i))
+
+    check(schema, message, "")
+    return out
 
 
 def _as_schema(schema_str):
@@ -112,6 +260,7 @@ class JSONSerializer(BaseSerializer):
         conf = self._configure(schema_registry_client, conf, extra_defaults={"validate": True})
         self._validate = conf.take_bool("validate")
         conf.finish()
+        self._configure_rules(rule_conf, rule_registry)
         if to_dict is not None and not callable(to_dict):
             raise ValueError(
                 "to_dict must be callable with the signature "
@@ -125,10 +274,17 @@ class JSONSerializer(BaseSerializer):
             self._schema_name = parsed.get("title") if isinstance(parsed, dict) else None
 
     def __call__(self, obj, ctx=None):
-        if obj is None:
-            return None
-        schema_id, selected, value = self._prepare(obj, ctx)
+        try:
+            return None if obj is None else self._serialize(obj, ctx)
+        finally:
+            self._remember_key(ctx, obj)
+
+    def _serialize(self, obj, ctx):
+        schema_id, selected, value, subject = self._prepare(obj, ctx)
         schema = selected.schema if selected is not None else self._schema
+        if selected is not None and ctx is not None and subject is not None:
+            value = self._execute_rules(ctx, subject, RuleMode.WRITE, None, schema, value, None,
+                                        self._schemas.field_transformer(schema))
         if self._validate and schema is not None:
             self._schemas.validate(schema, value)
         encoded = self._json_encode(value)
@@ -166,6 +322,7 @@ class JSONDeserializer(BaseDeserializer):
         conf = self._configure(schema_registry_client, conf, extra_defaults={"validate": True})
         self._validate = conf.take_bool("validate")
         conf.finish()
+        self._configure_rules(rule_conf, rule_registry)
         if from_dict is not None and not callable(from_dict):
             raise ValueError(
                 "from_dict must be callable with the signature "
@@ -178,12 +335,16 @@ class JSONDeserializer(BaseDeserializer):
             self._schemas.parse(self._schema)
 
     def __call__(self, data, ctx=None):
-        if data is None:
-            return None
+        try:
+            return None if data is None else self._deserialize(data, ctx)
+        finally:
+            self._remember_key(ctx, data)
+
+    def _deserialize(self, data, ctx):
         subject = self._subject(ctx, None) if ctx is not None else None
-        schema_id = None
         schema_id, payload = self._unframe(data, ctx, check_length=False)
         reader = None
+        migrations = None
         if self._registry is not None:
             writer = self._writer_schema(schema_id, subject)
             parsed, _ = self._schemas.parse(writer)
@@ -191,9 +352,16 @@ class JSONDeserializer(BaseDeserializer):
                 subject = self._subject(ctx, parsed.get("title"))
             latest = self._get_reader_schema(subject) if subject is not None else None
             reader = latest.schema if latest is not None else (self._schema or writer)
+            if latest is not None and ctx is not None:
+                migrations = self._get_migrations(subject, writer, latest)
         else:
             reader = self._schema
         obj = self._json_decode(payload.read())
+        if migrations:
+            obj = self._execute_migrations(ctx, subject, migrations, obj)
+        if ctx is not None and subject is not None and reader is not None:
+            obj = self._execute_rules(ctx, subject, RuleMode.READ, None, reader, obj, None,
+                                      self._schemas.field_transformer(reader), data)
         if self._validate and reader is not None:
             self._schemas.validate(reader, obj)
         if self._from_dict is not None:

@@ -8,9 +8,12 @@ message's index path in its file as zigzag varints (``[0]``, the first message, 
 
 import base64
 
-from google.protobuf.message import DecodeError
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import DecodeError, Message
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
+from ._rules import FieldType, RuleConditionError
+from ._types import RuleKind, RuleMode
 from .schema_registry_client import Schema, SchemaReference
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder, reference_subject_name_strategy
 
@@ -19,9 +22,136 @@ __all__ = [
     "ProtobufDeserializer",
     "ProtobufSerializerBuilder",
     "ProtobufDeserializerBuilder",
+    "transform",
+    "get_type",
+    "get_inline_tags",
+    "is_map_field",
+    "validate_message",
 ]
 
 _PROTOBUF = "PROTOBUF"
+
+# -- field-level rules ------------------------------------------------------------------------
+
+_FD = FieldDescriptor
+_SCALARS = {
+    _FD.TYPE_ENUM: FieldType.ENUM, _FD.TYPE_STRING: FieldType.STRING,
+    _FD.TYPE_BYTES: FieldType.BYTES, _FD.TYPE_INT32: FieldType.INT,
+    _FD.TYPE_SINT32: FieldType.INT, _FD.TYPE_UINT32: FieldType.INT,
+    _FD.TYPE_FIXED32: FieldType.INT, _FD.TYPE_SFIXED32: FieldType.INT,
+    _FD.TYPE_INT64: FieldType.LONG, _FD.TYPE_SINT64: FieldType.LONG,
+    _FD.TYPE_UINT64: FieldType.LONG, _FD.TYPE_FIXED64: FieldType.LONG,
+    _FD.TYPE_SFIXED64: FieldType.LONG, _FD.TYPE_FLOAT: FieldType.FLOAT,
+    _FD.TYPE_DOUBLE: FieldType.DOUBLE, _FD.TYPE_BOOL: FieldType.BOOLEAN,
+}
+
+
+def is_map_field(fd):
+    """True for a ``map<K, V>`` field (a repeated generated entry message)."""
+    return (fd.type == _FD.TYPE_MESSAGE and fd.message_type is not None
+            and fd.message_type.GetOptions().map_entry and _is_repeated(fd))
+
+
+def _is_repeated(fd):
+    label = getattr(fd, "is_repeated", None)
+    if label is not None:
+        return label
+    return fd.label == _FD.LABEL_REPEATED
+
+
+def get_type(fd):
+    """The FieldType of a field descriptor (repeated: ARRAY, map: MAP, message: RECORD)."""
+    if is_map_field(fd):
+        return FieldType.MAP
+    if _is_repeated(fd):
+        return FieldType.ARRAY
+    if fd.type in (_FD.TYPE_MESSAGE, _FD.TYPE_GROUP):
+        return FieldType.RECORD
+    return _SCALARS.get(fd.type, FieldType.NULL)
+
+
+def get_inline_tags(fd):
+    """The tags a field declares in its ``(confluent.field_meta)`` option, if that option's
+    extension is known to the field's pool; else an empty set."""
+    options = fd.GetOptions()
+    for ext, value in options.ListFields():
+        if ext.full_name == "confluent.field_meta":
+            return set(getattr(value, "tags", ()))
+    return set()
+
+
+def transform(ctx, descriptor, message, field_transform):
+    """Walk a Protobuf ``message`` (of ``descriptor``), applying ``field_transform`` to the
+    fields whose tags the rule selects; lists and maps element by element."""
+    if message is None or descriptor is None:
+        return message
+    if isinstance(message, list):
+        return [transform(ctx, descriptor, item, field_transform) for item in message]
+    if isinstance(message, dict):
+        return {k: transform(ctx, descriptor, v, field_transform) for k, v in message.items()}
+    if isinstance(message, Message):
+        for fd in message.DESCRIPTOR.fields:
+            _transform_field(ctx, fd, message, field_transform)
+        return message
+    field = ctx.current_field()
+    if field is not None:
+        tags = ctx.rule.tags
+        if not tags or not set(tags).isdisjoint(field.tags):
+            return field_transform(ctx, field, message)
+    return message
+
+
+def _transform_field(ctx, fd, message, field_transform):
+    ctx.enter_field(message, fd.full_name, fd.name, get_type(fd), get_inline_tags(fd), fd)
+    try:
+        value = getattr(message, fd.name)
+        if is_map_field(fd):
+            value_fd = fd.message_type.fields_by_name["value"]
+            ctx.current_field().field_type = get_type(value_fd)
+            new = {k: transform(ctx, value_fd.message_type, value[k], field_transform)
+                   for k in value}
+        elif _is_repeated(fd):
+            new = [transform(ctx, fd.message_type, item, field_transform) for item in value]
+        elif fd.type == _FD.TYPE_MESSAGE:
+            if not message.HasField(fd.name):
+                return
+            new = transform(ctx, fd.message_type, value, field_transform)
+        else:
+            new = _scalar(ctx, value, field_transform)
+        if ctx.rule.kind == RuleKind.CONDITION:
+            if new is False:
+                raise RuleConditionError(ctx.rule)
+        elif fd.type != _FD.TYPE_MESSAGE or is_map_field(fd):
+            _set_field(message, fd, new)
+    finally:
+        ctx.exit_field()
+
+
+def _scalar(ctx, value, field_transform):
+    field = ctx.current_field()
+    tags = ctx.rule.tags
+    if not tags or not set(tags).isdisjoint(field.tags):
+        return field_transform(ctx, field, value)
+    return value
+
+
+def _set_field(message, fd, value):
+    if is_map_field(fd):
+        target = getattr(message, fd.name)
+        target.clear()
+        target.update(value)
+    elif _is_repeated(fd):
+        target = getattr(message, fd.name)
+        del target[:]
+        target.extend(value)
+    else:
+        setattr(message, fd.name, value)
+
+
+def validate_message(executor, descriptor, message, fail_fast=False):
+    """Protobuf schemas carry no ``confluent:rules`` property: nothing to check (an empty
+    list), for the same interface as the other formats."""
+    return []
 
 
 def _is_builtin(file_name):
@@ -42,6 +172,10 @@ def _message_indexes(descriptor):
         current = parent
     path.append(list(descriptor.file.message_types_by_name).index(current.name))
     return path[::-1]
+
+
+def _field_transformer(ctx, field_transform, message):
+    return transform(ctx, message.DESCRIPTOR, message, field_transform)
 
 
 def _check_deprecated_format(conf):
@@ -77,6 +211,7 @@ class ProtobufSerializer(BaseSerializer):
         _check_deprecated_format(conf)
         self._reference_subject = conf.take_callable("reference.subject.name.strategy")
         conf.finish()
+        self._configure_rules(rule_conf, rule_registry)
         self._msg_class = msg_type
         self._index_array = _message_indexes(msg_type.DESCRIPTOR)
         self._file = msg_type.DESCRIPTOR.file
@@ -101,14 +236,18 @@ class ProtobufSerializer(BaseSerializer):
         return refs
 
     def __call__(self, message, ctx=None):
-        if message is None:
-            return None
+        try:
+            return None if message is None else self._serialize(message, ctx)
+        finally:
+            self._remember_key(ctx, message)
+
+    def _serialize(self, message, ctx):
         if not isinstance(message, self._msg_class):
             raise ValueError(
                 "message must be of type {} not {}".format(self._msg_class, type(message))
             )
         subject = self._subject(ctx, message.DESCRIPTOR.full_name) if ctx is not None else None
-        schema_id, _ = self._schema_id_for(
+        schema_id, selected = self._schema_id_for(
             subject,
             lambda: Schema(
                 _schema_str(self._file),
@@ -117,6 +256,9 @@ class ProtobufSerializer(BaseSerializer):
             ),
         )
         schema_id.message_indexes = self._index_array
+        if selected is not None and ctx is not None and subject is not None:
+            message = self._execute_rules(ctx, subject, RuleMode.WRITE, None, selected.schema,
+                                          message, None, _field_transformer)
         return self._schema_id_serializer(message.SerializeToString(), ctx, schema_id)
 
 
@@ -143,20 +285,33 @@ class ProtobufDeserializer(BaseDeserializer):
         )
         _check_deprecated_format(conf)
         conf.finish()
+        self._configure_rules(rule_conf, rule_registry)
         self._msg_class = message_type
 
     def __call__(self, data, ctx=None):
-        if data is None:
-            return None
+        try:
+            return None if data is None else self._deserialize(data, ctx)
+        finally:
+            self._remember_key(ctx, data)
+
+    def _deserialize(self, data, ctx):
         schema_id, payload = self._unframe(data, ctx, check_length=False)
+        writer = subject = None
         if self._registry is not None:
             subject = self._subject(ctx, None) if ctx is not None else None
-            self._writer_schema(schema_id, subject)
+            writer = self._writer_schema(schema_id, subject)
+            if subject is None and ctx is not None:
+                subject = self._subject(ctx, self._msg_class.DESCRIPTOR.full_name)
         msg = self._msg_class()
         try:
             msg.ParseFromString(payload.read())
         except DecodeError as e:
             raise SerializationError(str(e))
+        if writer is not None and ctx is not None and subject is not None:
+            latest = self._get_reader_schema(subject)
+            reader = latest.schema if latest is not None else writer
+            msg = self._execute_rules(ctx, subject, RuleMode.READ, None, reader, msg, None,
+                                      _field_transformer, data)
         return msg
 
 

@@ -15,6 +15,38 @@ import threading
 import uuid
 
 from ..serialization import Deserializer, MessageField, SerializationError, Serializer
+from ._rules import (
+    DLQ_HEADER_PREFIX,
+    DLQ_RULE_EXCEPTION_HEADER,
+    DLQ_RULE_MODE_HEADER,
+    DLQ_RULE_NAME_HEADER,
+    DLQ_RULE_SUBJECT_HEADER,
+    DLQ_RULE_TOPIC_HEADER,
+    VALIDATION_RULES_PROP,
+    ErrorAction,
+    FieldContext,
+    FieldRuleExecutor,
+    FieldType,
+    Migration,
+    NoneAction,
+    RuleAction,
+    RuleBase,
+    RuleConditionError,
+    RuleContext,
+    RuleError,
+    RuleExecutor,
+    ValidationRule,
+    ValidationRuleError,
+    ValidationRuleExecutor,
+    ValidationRulesExecution,
+    _RuleRunner,
+    clear_original_key,
+    default_validation_rule_executor,
+    evaluate_validation_rule,
+    get_original_key,
+    parse_validation_rules,
+    set_original_key,
+)
 
 __all__ = [
     "SchemaId",
@@ -28,6 +60,36 @@ __all__ = [
     "prefix_schema_id_deserializer",
     "BaseSerializer",
     "BaseDeserializer",
+    # data-contract rules
+    "FieldType",
+    "FieldContext",
+    "RuleContext",
+    "RuleBase",
+    "RuleExecutor",
+    "FieldRuleExecutor",
+    "RuleAction",
+    "ErrorAction",
+    "NoneAction",
+    "DLQ_HEADER_PREFIX",
+    "DLQ_RULE_NAME_HEADER",
+    "DLQ_RULE_MODE_HEADER",
+    "DLQ_RULE_SUBJECT_HEADER",
+    "DLQ_RULE_TOPIC_HEADER",
+    "DLQ_RULE_EXCEPTION_HEADER",
+    "RuleError",
+    "RuleConditionError",
+    "ValidationRulesExecution",
+    "ValidationRule",
+    "ValidationRuleError",
+    "ValidationRuleExecutor",
+    "VALIDATION_RULES_PROP",
+    "parse_validation_rules",
+    "default_validation_rule_executor",
+    "evaluate_validation_rule",
+    "Migration",
+    "set_original_key",
+    "get_original_key",
+    "clear_original_key",
 ]
 
 _MAGIC_BYTE = 0
@@ -276,8 +338,8 @@ _DESERIALIZER_DEFAULTS = {
 }
 
 
-class _RegistrySerde:
-    """Subject naming and the reader-schema look-up both directions share."""
+class _RegistrySerde(_RuleRunner):
+    """Subject naming, the reader-schema look-up and rule execution both directions share."""
 
     _schema_type = None  # "AVRO", "JSON" or "PROTOBUF"
     _fmt = None  # the registry's rendering of schemas this serde reads ("serialized" for Protobuf)
@@ -304,7 +366,22 @@ class _RegistrySerde:
         """Close the registry client with this serde (a builder made the client for it)."""
         self._owns_registry = True
 
+    @staticmethod
+    def _remember_key(ctx, key):
+        """A key serde leaves its record's key for the value serde's rules (a DLQ record keeps
+        it); the value serde clears it."""
+        if ctx is not None and ctx.field == MessageField.KEY:
+            set_original_key(key)
+        else:
+            clear_original_key()
+
     def close(self):
+        try:
+            self._close_rules()
+        finally:
+            self._close_registry()
+
+    def _close_registry(self):
         if getattr(self, "_owns_registry", False):
             self._owns_registry = False
             close = getattr(self._registry, "close", None)
@@ -397,14 +474,15 @@ class BaseSerializer(_RegistrySerde, Serializer):
         return SchemaId(self._schema_type, known[0], known[1]), None
 
     def _prepare(self, obj, ctx):
-        """(SchemaId, selected schema or None, the value to encode) for a dict-based format."""
+        """(SchemaId, selected schema or None, the value to encode, subject) for a dict-based
+        format."""
         subject = self._subject(ctx, self._schema_name)
         schema_id, selected = self._schema_id_for(subject, self._schema)
         if self._to_dict is None:
-            return schema_id, selected, obj
+            return schema_id, selected, obj, subject
         if ctx is None:
             raise TypeError("SerializationContext cannot be None")
-        return schema_id, selected, self._to_dict(obj, ctx)
+        return schema_id, selected, self._to_dict(obj, ctx), subject
 
 
 class _Selected:

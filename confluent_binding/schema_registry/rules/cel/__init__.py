@@ -1,0 +1,1 @@
+"""CEL rule executors: ``CelExecutor`` (``CEL``) and ``CelFieldExecutor`` (``CEL_FIELD``)."""

@@ -1,0 +1,145 @@
+"""``CEL`` rules: a Common Expression Language expression over the record, bound as ``message``.
+
+A CONDITION's expression is true for a good record; a TRANSFORM's result is the new record. An
+expression ``guard; expr`` runs ``expr`` only where ``guard`` holds (else a condition passes and
+a transform leaves the record alone). Avro and JSON records are dicts here; a Protobuf message
+is seen as its fields (names as in the .proto), and a transform's result is parsed back into
+the message's class.
+"""
+
+import datetime
+import threading
+import uuid
+
+import celpy
+from celpy import celtypes
+
+from ..._types import RuleKind
+from ...rule_registry import RuleRegistry
+from ...serde import RuleExecutor
+
+_EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
+
+
+def to_cel(value):
+    """A Python value (a record, a field) as CEL values."""
+    if _is_protobuf(value):
+        return to_cel(_protobuf_to_dict(value))
+    if isinstance(value, dict):
+        out = celtypes.MapType()
+        for key, item in value.items():
+            out[to_cel(key)] = to_cel(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return celtypes.ListType(to_cel(item) for item in value)
+    if isinstance(value, bool):
+        return celtypes.BoolType(value)
+    if isinstance(value, int):
+        return celtypes.IntType(value)
+    if isinstance(value, float):
+        return celtypes.DoubleType(value)
+    if isinstance(value, str):
+        return celtypes.StringType(value)
+    if isinstance(value, (bytes, bytearray)):
+        return celtypes.BytesType(bytes(value))
+    if isinstance(value, datetime.datetime):
+        return celtypes.TimestampType(value)
+    if isinstance(value, datetime.timedelta):
+        return celtypes.DurationType(value)
+    if isinstance(value, datetime.date):
+        return celtypes.IntType(value.toordinal() - _EPOCH_DAY)
+    if isinstance(value, uuid.UUID):
+        return celtypes.StringType(str(value))
+    return value
+
+
+def from_cel(value):
+    """A CEL result as plain Python values (dict, list, str, int, ...)."""
+    if isinstance(value, dict):
+        return {from_cel(k): from_cel(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [from_cel(item) for item in value]
+    if isinstance(value, celtypes.BoolType):
+        return bool(value)
+    if isinstance(value, celtypes.IntType) or isinstance(value, celtypes.UintType):
+        return int(value)
+    if isinstance(value, celtypes.DoubleType):
+        return float(value)
+    if isinstance(value, celtypes.StringType):
+        return str(value)
+    if isinstance(value, celtypes.BytesType):
+        return bytes(value)
+    if isinstance(value, celtypes.NullType):
+        return None
+    return value
+
+
+def _is_protobuf(value):
+    return hasattr(value, "DESCRIPTOR") and hasattr(value, "SerializeToString")
+
+
+def _protobuf_to_dict(message):
+    from google.protobuf.json_format import MessageToDict
+
+    return MessageToDict(message, preserving_proto_field_name=True)
+
+
+def _protobuf_from(result, message):
+    from google.protobuf.json_format import ParseDict
+
+    return ParseDict(from_cel(result), type(message)())
+
+
+class CelExecutor(RuleExecutor):
+    """Runs ``CEL`` rules over the whole record."""
+
+    def __init__(self):
+        self._env = celpy.Environment()
+        self._programs = {}
+        self._lock = threading.Lock()
+
+    def type(self):
+        return "CEL"
+
+    def transform(self, ctx, msg):
+        return self.execute(ctx, msg, {"message": to_cel(msg)})
+
+    def execute(self, ctx, msg, args):
+        """Evaluate the rule's expression (with its guard) over ``args``."""
+        expr = ctx.rule.expr
+        if expr is None:
+            return msg
+        guard, sep, body = expr.partition(";")
+        if sep:
+            if guard.strip() and not self.execute_rule(ctx, guard, args):
+                return True if ctx.rule.kind == RuleKind.CONDITION else msg
+            expr = body
+        result = self.execute_rule(ctx, expr, args)
+        if ctx.rule.kind == RuleKind.CONDITION:
+            return result
+        if _is_protobuf(msg):
+            return _protobuf_from(result, msg)
+        return from_cel(result)
+
+    def execute_rule(self, ctx, expr, args):
+        schema = ctx.target
+        if schema is None:
+            raise ValueError("Target schema is None")
+        if schema.schema_type is None:
+            raise ValueError("Target schema type is None")
+        with self._lock:
+            program = self._programs.get(expr)
+        if program is None:
+            program = self._env.program(self._env.compile(expr))
+            with self._lock:
+                self._programs[expr] = program
+        if "now" in expr and "now" not in args:
+            args["now"] = celtypes.TimestampType(datetime.datetime.now(datetime.timezone.utc))
+        result = program.evaluate(args)
+        if isinstance(result, celtypes.BoolType):
+            return bool(result)
+        return result
+
+    @classmethod
+    def register(cls):
+        RuleRegistry.register_rule_executor(cls())

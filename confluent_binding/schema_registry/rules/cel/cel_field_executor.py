@@ -1,0 +1,41 @@
+"""``CEL_FIELD`` rules: a CEL expression applied to each field the rule's tags select.
+
+Bound: ``value`` (the field's value), ``fullName``, ``name``, ``typeName`` (``STRING``,
+``INT``, ...), ``tags`` and ``message`` (the record holding the field). Only primitive fields
+are given to the expression; a CONDITION fails the record when it is false for any field, a
+TRANSFORM's result replaces the field's value.
+"""
+
+from celpy import celtypes
+
+from ...rule_registry import RuleRegistry
+from ...serde import FieldRuleExecutor
+from .cel_executor import CelExecutor, to_cel
+
+
+class CelFieldExecutor(FieldRuleExecutor):
+    def __init__(self):
+        self._executor = CelExecutor()
+
+    def type(self):
+        return "CEL_FIELD"
+
+    def new_transform(self, ctx):
+        return self._field_transform
+
+    def _field_transform(self, ctx, field_ctx, field_value):
+        if not field_ctx.is_primitive():
+            return field_value
+        args = {
+            "value": to_cel(field_value),
+            "fullName": celtypes.StringType(field_ctx.full_name),
+            "name": celtypes.StringType(field_ctx.name),
+            "typeName": celtypes.StringType(field_ctx.type_name()),
+            "tags": celtypes.ListType(celtypes.StringType(t) for t in sorted(field_ctx.tags)),
+            "message": to_cel(field_ctx.containing_message),
+        }
+        return self._executor.execute(ctx, field_value, args)
+
+    @classmethod
+    def register(cls):
+        RuleRegistry.register_rule_executor(cls())

@@ -1,0 +1,1 @@
+"""The JSONata rule executor (``JSONATA``)."""
