@@ -40,15 +40,33 @@ MODULES = [
     "confluent_kafka.kafkatest.verifiable_client",
     "confluent_kafka.kafkatest.verifiable_producer",
     "confluent_kafka.kafkatest.verifiable_consumer",
+    "confluent_kafka.schema_registry.rule_registry",
+    "confluent_kafka.schema_registry.wildcard_matcher",
+    "confluent_kafka.schema_registry.rules.cel.cel_executor",
+    "confluent_kafka.schema_registry.rules.cel.cel_field_executor",
+    "confluent_kafka.schema_registry.rules.jsonata.jsonata_executor",
+    "confluent_kafka.schema_registry.rules.dlq.dlq_action",
+]
+
+#: confluent-kafka's packages that hold only modules (no public names of their own): ours exist.
+PACKAGES = [
+    "confluent_kafka.schema_registry.rules",
+    "confluent_kafka.schema_registry.rules.cel",
+    "confluent_kafka.schema_registry.rules.jsonata",
+    "confluent_kafka.schema_registry.rules.dlq",
 ]
 
 
-RULES = ("Schema Registry data-contract rules (CEL and JSONata rules, field encryption, "
-         "dead-letter queues, migrations): not implemented")
 ASYNC_SERDES = "asyncio Schema Registry serializers and deserializers: not implemented"
 SERDE_HELPERS = ("confluent-kafka's serde-building helpers (from its private _serde_builder), "
                  "imported into this module")
 OAUTH_HELPERS = "confluent-kafka's helpers for its OAuth settings, imported into this module"
+ENCRYPTION = ("field-level encryption (ENCRYPT rules, their KMS drivers and the DEK registry "
+              "client): not implemented")
+CEL_LIBRARY = ("confluent-kafka's own CEL function library (string formatting, decimal, "
+               "timestamp and variant functions, format validators, protobuf constraints) and "
+               "its inline validation-rule executor: not implemented (rules get cel-python's "
+               "standard functions)")
 AVRO_REPOSITORY = "confluent-kafka's named-schema repository for Avro references: not implemented"
 
 #: confluent-kafka's modules that have no counterpart here, and why.
@@ -60,14 +78,15 @@ NOT_MIRRORED_MODULES = {
                                               "offered by the modules above",
     "confluent_kafka.schema_registry.confluent": "generated protobuf types for Confluent's "
                                                  "schema metadata, decimals and variants",
-    "confluent_kafka.schema_registry.rules": RULES,
-    "confluent_kafka.schema_registry.rule_registry": RULES,
-    "confluent_kafka.schema_registry.wildcard_matcher": RULES,
+    "confluent_kafka.schema_registry.rules.encryption": ENCRYPTION,
+    **{"confluent_kafka.schema_registry.rules.cel." + m: CEL_LIBRARY for m in (
+        "cel_field_presence", "cel_validator", "constraints", "decimal_funcs", "extra_func",
+        "protobuf_result_writer", "string_format", "timestamp_funcs", "variant_funcs",
+        "variant_path")},
 }
 
 _SERDE_BUILDER = ["SharedClusterIdResolver", "build_serdes", "close_serdes", "pop_serde_props",
                   "propagate_cluster_id_resolver"]
-_FIELD_TRANSFORMS = ["get_inline_tags", "get_type", "transform", "validate_message"]
 
 #: Public names of the modules above that confluent_binding does not have, and why.
 GAPS = {
@@ -76,15 +95,6 @@ GAPS = {
     "confluent_kafka.schema_registry.schema_registry_client": dict.fromkeys(
         ["VALID_AUTH_PROVIDERS", "normalize_identity_pool"], OAUTH_HELPERS),
     "confluent_kafka.schema_registry.serde": {
-        **dict.fromkeys([
-            "DLQ_HEADER_PREFIX", "DLQ_RULE_EXCEPTION_HEADER", "DLQ_RULE_MODE_HEADER",
-            "DLQ_RULE_NAME_HEADER", "DLQ_RULE_SUBJECT_HEADER", "DLQ_RULE_TOPIC_HEADER",
-            "ErrorAction", "FieldContext", "FieldRuleExecutor", "FieldType", "Migration",
-            "NoneAction", "RuleAction", "RuleBase", "RuleConditionError", "RuleContext",
-            "RuleError", "RuleExecutor", "VALIDATION_RULES_PROP", "ValidationRule",
-            "ValidationRuleError", "ValidationRuleExecutor", "ValidationRulesExecution",
-            "default_validation_rule_executor", "evaluate_validation_rule",
-            "parse_validation_rules"], RULES),
         **dict.fromkeys(["BaseSerde", "ParsedSchemaCache"],
                         "confluent-kafka's serde base class and parsed-schema cache (ours are "
                         "organised differently: confluent_binding.schema_registry.serde)"),
@@ -93,26 +103,25 @@ GAPS = {
             "AsyncBaseSerializer", "async_build_serde"], ASYNC_SERDES),
         **dict.fromkeys([
             "AssociatedNameStrategy", "FALLBACK_TYPE", "KAFKA_CLUSTER_ID", "STRATEGY_TYPE_MAP",
-            "SubjectNameStrategyType", "build_serde", "clear_original_key", "get_original_key",
-            "set_original_key"], "confluent-kafka's configuration-driven serde construction "
-                                 "and association-based subject names: not implemented"),
+            "SubjectNameStrategyType", "build_serde"],
+            "confluent-kafka's configuration-driven serde construction "
+            "and association-based subject names: not implemented"),
     },
     "confluent_kafka.schema_registry.avro": {
         **dict.fromkeys(["AsyncAvroDeserializer", "AsyncAvroDeserializerBuilder",
                          "AsyncAvroSerializer", "AsyncAvroSerializerBuilder"], ASYNC_SERDES),
-        **dict.fromkeys(_FIELD_TRANSFORMS, RULES),
         **dict.fromkeys(["LocalSchemaRepository", "parse_schema_with_repo"], AVRO_REPOSITORY),
     },
     "confluent_kafka.schema_registry.json_schema": {
         **dict.fromkeys(["AsyncJSONDeserializer", "AsyncJSONDeserializerBuilder",
                          "AsyncJSONSerializer", "AsyncJSONSerializerBuilder"], ASYNC_SERDES),
-        **dict.fromkeys(_FIELD_TRANSFORMS + ["DEFAULT_SPEC"], RULES),
     },
+    "confluent_kafka.schema_registry.rules.cel.cel_executor": dict.fromkeys(
+        ["EXTRA_FUNCS", "InterpretedRunner"], CEL_LIBRARY),
     "confluent_kafka.schema_registry.protobuf": {
         **dict.fromkeys(["AsyncProtobufDeserializer", "AsyncProtobufDeserializerBuilder",
                          "AsyncProtobufSerializer", "AsyncProtobufSerializerBuilder"],
                         ASYNC_SERDES),
-        **dict.fromkeys(_FIELD_TRANSFORMS + ["is_map_field"], RULES),
         **dict.fromkeys(["decimal_to_protobuf", "protobuf_to_decimal", "protobuf_to_variant",
                          "variant_to_protobuf"], NOT_MIRRORED_MODULES[
                              "confluent_kafka.schema_registry.confluent"] + ": not implemented"),

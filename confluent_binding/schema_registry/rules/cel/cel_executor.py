@@ -8,17 +8,25 @@ the message's class.
 """
 
 import datetime
+import logging
 import threading
 import uuid
 
 import celpy
 from celpy import celtypes
 
-from ..._types import RuleKind
+from ..._types import RuleKind, Schema
 from ...rule_registry import RuleRegistry
-from ...serde import RuleExecutor
+from ...serde import FieldContext, RuleContext, RuleExecutor
 
-_EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
+__all__ = ["CelExecutor", "DAYS_SHIFT", "FieldContext", "RuleContext", "RuleExecutor",
+           "RuleKind", "RuleRegistry", "Schema", "field_value_to_cel", "log", "msg_to_cel",
+           "to_cel", "from_cel"]
+
+log = logging.getLogger("confluent_binding.schema_registry")
+
+#: An Avro ``date`` is days since 1970-01-01: a Python date is given to CEL as that int.
+DAYS_SHIFT = datetime.date(1970, 1, 1).toordinal()
 
 
 def to_cel(value):
@@ -47,10 +55,20 @@ def to_cel(value):
     if isinstance(value, datetime.timedelta):
         return celtypes.DurationType(value)
     if isinstance(value, datetime.date):
-        return celtypes.IntType(value.toordinal() - _EPOCH_DAY)
+        return celtypes.IntType(value.toordinal() - DAYS_SHIFT)
     if isinstance(value, uuid.UUID):
         return celtypes.StringType(str(value))
     return value
+
+
+def msg_to_cel(msg):
+    """A whole record as CEL values (a Protobuf message as its fields)."""
+    return to_cel(msg)
+
+
+def field_value_to_cel(field_ctx, field_value):
+    """A field's value as a CEL value."""
+    return to_cel(field_value)
 
 
 def from_cel(value):

@@ -9,8 +9,11 @@ TRANSFORM's result replaces the field's value.
 from celpy import celtypes
 
 from ...rule_registry import RuleRegistry
-from ...serde import FieldRuleExecutor
-from .cel_executor import CelExecutor, to_cel
+from ...serde import FieldContext, FieldRuleExecutor, RuleContext
+from .cel_executor import CelExecutor, field_value_to_cel, msg_to_cel
+
+__all__ = ["CelExecutor", "CelFieldExecutor", "FieldContext", "FieldRuleExecutor", "RuleContext",
+           "RuleRegistry", "field_value_to_cel", "msg_to_cel"]
 
 
 class CelFieldExecutor(FieldRuleExecutor):
@@ -27,12 +30,12 @@ class CelFieldExecutor(FieldRuleExecutor):
         if not field_ctx.is_primitive():
             return field_value
         args = {
-            "value": to_cel(field_value),
+            "value": field_value_to_cel(field_ctx, field_value),
             "fullName": celtypes.StringType(field_ctx.full_name),
             "name": celtypes.StringType(field_ctx.name),
             "typeName": celtypes.StringType(field_ctx.type_name()),
             "tags": celtypes.ListType(celtypes.StringType(t) for t in sorted(field_ctx.tags)),
-            "message": to_cel(field_ctx.containing_message),
+            "message": msg_to_cel(field_ctx.containing_message),
         }
         return self._executor.execute(ctx, field_value, args)
 

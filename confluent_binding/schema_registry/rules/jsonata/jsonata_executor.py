@@ -6,7 +6,9 @@ import threading
 import jsonata
 
 from ...rule_registry import RuleRegistry
-from ...serde import RuleExecutor
+from ...serde import RuleContext, RuleExecutor
+
+__all__ = ["JsonataExecutor", "RuleContext", "RuleExecutor", "RuleRegistry"]
 
 
 class JsonataExecutor(RuleExecutor):

@@ -1,0 +1,378 @@
+"""Data-contract rules in the Schema Registry serdes, side by side with confluent-kafka's.
+
+Each scenario registers a schema carrying a ruleSet in an in-memory registry (ours, and
+confluent-kafka's MockSchemaRegistryClient for its serdes), runs the same records through both
+sides' serializer and deserializer, and compares the bytes, the records read back, and on
+failure the exception's type, message and cause. The serdes with rules against the real
+registry and broker are in tests/integration/test_schema_registry_rules.py.
+"""
+
+import json
+
+import pytest
+
+pytest.importorskip("fastavro")
+pytest.importorskip("jsonschema")
+pytest.importorskip("celpy")
+pytest.importorskip("jsonata")
+
+import confluent_kafka.schema_registry as ck_sr  # noqa: E402
+from confluent_kafka.schema_registry import avro as ck_avro  # noqa: E402
+from confluent_kafka.schema_registry import json_schema as ck_json  # noqa: E402
+from confluent_kafka.schema_registry import rule_registry as ck_rr  # noqa: E402
+from confluent_kafka.schema_registry import wildcard_matcher as ck_wildcard  # noqa: E402
+from confluent_kafka.schema_registry._sync.mock_schema_registry_client import (  # noqa: E402
+    MockSchemaRegistryClient as CkMock,
+)
+from confluent_kafka.schema_registry.rules.cel import cel_executor as ck_cel  # noqa: E402
+from confluent_kafka.schema_registry.rules.cel import cel_field_executor as ck_cel_field  # noqa: E402
+from confluent_kafka.schema_registry.rules.dlq import dlq_action as ck_dlq  # noqa: E402
+from confluent_kafka.schema_registry.rules.jsonata import jsonata_executor as ck_jsonata  # noqa: E402
+from confluent_kafka.serialization import MessageField as CkField  # noqa: E402
+from confluent_kafka.serialization import SerializationContext as CkContext  # noqa: E402
+
+import confluent_binding.schema_registry as sr  # noqa: E402
+from confluent_binding.schema_registry import (  # noqa: E402
+    avro,
+    json_schema,
+    rule_registry,
+    serde,
+    wildcard_matcher,  # noqa: E402
+)
+from confluent_binding.schema_registry.mock_schema_registry_client import (  # noqa: E402
+    MockSchemaRegistryClient,
+)
+from confluent_binding.schema_registry.rules.cel import cel_executor, cel_field_executor  # noqa: E402
+from confluent_binding.schema_registry.rules.dlq import dlq_action  # noqa: E402
+from confluent_binding.schema_registry.rules.jsonata import jsonata_executor  # noqa: E402
+from confluent_binding.serialization import MessageField, SerializationContext  # noqa: E402
+
+AVRO_V1 = json.dumps({"type": "record", "name": "User", "namespace": "example", "fields": [
+    {"name": "name", "type": "string", "confluent:tags": ["PII"]},
+    {"name": "age", "type": "int"},
+    {"name": "email", "type": ["null", "string"], "default": None}]})
+AVRO_V2 = json.dumps({"type": "record", "name": "User", "namespace": "example", "fields": [
+    {"name": "full_name", "type": "string", "confluent:tags": ["PII"]},
+    {"name": "age", "type": "int"},
+    {"name": "email", "type": ["null", "string"], "default": None}]})
+JSON_V1 = json.dumps({"type": "object", "title": "User", "properties": {
+    "name": {"type": "string", "confluent:tags": ["PII"]}, "age": {"type": "integer"}}})
+
+GOOD = {"name": "ann", "age": 31, "email": "a@example.org"}
+BAD = {"name": "bob", "age": -1, "email": None}
+
+
+class Side:
+    """One library's names, so a scenario is written once for both."""
+
+    def __init__(self, ours):
+        self.ours = ours
+        if ours:
+            self.sr, self.avro, self.json, self.rr = sr, avro, json_schema, rule_registry
+            self.mock, self.ctx, self.field = MockSchemaRegistryClient, SerializationContext, \
+                MessageField
+            self.cel, self.cel_field = cel_executor.CelExecutor, cel_field_executor.CelFieldExecutor
+            self.jsonata, self.dlq = jsonata_executor.JsonataExecutor, dlq_action.DlqAction
+        else:
+            self.sr, self.avro, self.json, self.rr = ck_sr, ck_avro, ck_json, ck_rr
+            self.mock, self.ctx, self.field = CkMock, CkContext, CkField
+            self.cel, self.cel_field = ck_cel.CelExecutor, ck_cel_field.CelFieldExecutor
+            self.jsonata, self.dlq = ck_jsonata.JsonataExecutor, ck_dlq.DlqAction
+
+    def registry(self, *members):
+        """A dedicated rule registry with the CEL, CEL_FIELD and JSONATA executors."""
+        registry = self.rr.RuleRegistry()
+        for executor in (self.cel(), self.cel_field(), self.jsonata()):
+            registry.register_executor(executor)
+        for member in members:
+            if isinstance(member, self.rr.RuleOverride):
+                registry.register_override(member)
+            else:
+                registry.register_action(member)
+        return registry
+
+    def rule(self, name, kind, mode, rtype, expr, tags=None, on_success=None, on_failure=None,
+             disabled=False, params=None, doc=None):
+        params = self.sr.RuleParams(params) if params else None
+        return self.sr.Rule(name, doc, self.sr.RuleKind(kind), self.sr.RuleMode(mode), rtype,
+                            tags, params, expr, on_success, on_failure, disabled)
+
+    def schema(self, text, schema_type="AVRO", domain=(), migration=(), enable_at=None,
+               metadata=None):
+        rule_set = self.sr.RuleSet([self.rule(*r) for r in migration],
+                                   [self.rule(*r) for r in domain])
+        if enable_at is not None:
+            rule_set = self.sr.RuleSet(rule_set.migration_rules, rule_set.domain_rules,
+                                       enable_at=enable_at)
+        meta = None
+        if metadata is not None:
+            meta = self.sr.Metadata(self.sr.MetadataTags(metadata), None, None)
+        return self.sr.Schema(text, schema_type, [], meta, rule_set)
+
+
+def outcome(call):
+    try:
+        return ("ok", call())
+    except Exception as e:
+        return ("error", type(e).__name__, str(e), type(e.__cause__).__name__,
+                str(e.__cause__))
+
+
+def both(scenario):
+    """The scenario's outcomes on confluent-kafka's serdes and on ours, which must agree."""
+    theirs, ours = scenario(Side(False)), scenario(Side(True))
+    assert ours == theirs
+    return ours
+
+
+def avro_round(side, versions, records, ser_conf=None, de_conf=None, members=(), headers=None,
+               rule_conf=None):
+    client = side.mock({"url": "mock://"})
+    for schema in versions:
+        client.register_schema("t-value", schema)
+    registry = side.registry(*members)
+    ser = side.avro.AvroSerializer(
+        client, None if ser_conf else AVRO_V1,
+        conf=ser_conf or {"auto.register.schemas": False, "use.latest.version": True},
+        rule_conf=rule_conf, rule_registry=registry)
+    de = side.avro.AvroDeserializer(client, conf=de_conf, rule_conf=rule_conf,
+                                    rule_registry=registry)
+    out = []
+    for record in records:
+        ctx = side.ctx("t", side.field.VALUE, list(headers or []))
+        written = outcome(lambda: ser(dict(record), ctx))
+        out.append(written)
+        if written[0] == "ok":
+            out.append(outcome(lambda: de(written[1], side.ctx("t", side.field.VALUE,
+                                                              list(headers or [])))))
+    return out
+
+
+def test_wildcard_match_as_confluent():
+    cases = [("eve", "eve*"), ("alice.bob.eve", "a*.bob.eve"), ("alice.bob.eve", "a*.bob.e*"),
+             ("alice.bob.eve", "a*"), ("alice.bob.eve", "a**"), ("alice.bob.eve", "alice.bob*"),
+             ("alice.bob.eve", "alice.bob**"), ("alice.bob.eve", "alice.bob.*"),
+             ("alice.bob.eve", "**.eve"), ("alice.bob", "alice.???"), ("alice.bob", "alice.??"),
+             ("alice.bob", "*"), ("a+b", "a+b"), ("a(b)", "a(b)"), ("example.User.name", "**.name"),
+             ("example.User.name", "example.User.*"), ("x", "")]
+    for text, pattern in cases:
+        assert wildcard_matcher.wildcard_match(text, pattern) == \
+            ck_wildcard.wildcard_match(text, pattern), (text, pattern)
+
+
+def test_rule_registry_holds_executors_actions_and_overrides():
+    registry = rule_registry.RuleRegistry()
+    cel, dlq = cel_executor.CelExecutor(), dlq_action.DlqAction({"dlq.topic": "x"})
+    override = rule_registry.RuleOverride("CEL", "NONE", None, True)
+    registry.register_executor(cel)
+    registry.register_action(dlq)
+    registry.register_override(override)
+    assert registry.get_executor("CEL") is cel and registry.get_executors() == [cel]
+    assert registry.get_action("DLQ") is dlq and registry.get_actions() == [dlq]
+    assert registry.get_override("CEL") == override and registry.get_overrides() == [override]
+    assert registry.get_executor("JSONATA") is None
+    registry.clear()
+    assert registry.get_executors() == registry.get_actions() == registry.get_overrides() == []
+    assert rule_registry.RuleRegistry.get_global_instance() is \
+        rule_registry.RuleRegistry.get_global_instance()
+
+
+def test_cel_condition_rejects_a_bad_record():
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[
+        ("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0")])], [GOOD, BAD]))
+    assert out[1] == ("ok", GOOD)
+    assert out[2] == ("error", "SerializationError", "", "RuleConditionError",
+                      "Rule expr failed: message.age >= 0")
+
+
+def test_condition_doc_is_the_message_and_guard_skips():
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[
+        ("age_ok", "CONDITION", "WRITE", "CEL", "message.name != 'ann' ; message.age > 100",
+         None, None, None, False, None, "too young")])], [GOOD, BAD]))
+    assert out[0][0] == "ok" and out[2][4] == "too young"
+
+
+def test_cel_field_transform_on_tagged_fields_and_read_rules():
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[
+        ("mask", "TRANSFORM", "WRITE", "CEL_FIELD", "typeName == 'STRING' ; value + '-w'",
+         ["PII"]),
+        ("tag_read", "TRANSFORM", "READ", "CEL_FIELD", "name == 'email' ; value + '-r'")])],
+        [GOOD]))
+    assert out[1] == ("ok", {"name": "ann-w", "age": 31, "email": "a@example.org-r"})
+
+
+def test_field_tags_from_schema_metadata():
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, metadata={"example.User.email": ["PII"]},
+                                                 domain=[("mask", "TRANSFORM", "WRITE",
+                                                          "CEL_FIELD", "'xx'", ["PII"])])],
+                                    [GOOD]))
+    assert out[1] == ("ok", {"name": "xx", "age": 31, "email": "xx"})
+
+
+def test_cel_message_transform():
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[
+        ("older", "TRANSFORM", "WRITE", "CEL",
+         "{'name': message.name, 'age': message.age + 1, 'email': message.email}")])], [GOOD]))
+    assert out[1] == ("ok", dict(GOOD, age=32))
+
+
+def test_disabled_rules_overrides_and_actions():
+    cond = ("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0")
+    # the rule itself disabled
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[cond[:5] + (
+        None, None, None, True)])], [BAD]))
+    assert out[0][0] == "ok"
+    # disabled by a RuleOverride for its type
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[cond])], [BAD],
+                                    members=[s.rr.RuleOverride("CEL", None, None, True)]))
+    assert out[0][0] == "ok"
+    # onFailure NONE: the record is written
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[cond[:5] + (
+        None, None, "NONE")])], [BAD]))
+    assert out[1] == ("ok", BAD)
+    # an override's onFailure wins over the rule's
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[cond[:5] + (
+        None, None, "NONE")])], [BAD], members=[s.rr.RuleOverride("CEL", None, "ERROR", None)]))
+    assert out[0][:2] == ("error", "SerializationError")
+    # a rule set enabled elsewhere than on clients does not run here
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[cond], enable_at="SERVER")],
+                                    [BAD]))
+    assert out[0][0] == "ok"
+    # WRITEREAD with a pair of actions: NONE on write, ERROR on read
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[(
+        "age_ok", "CONDITION", "WRITEREAD", "CEL", "message.age >= 0", None, None,
+        "NONE,ERROR")])], [BAD]))
+    assert out[0][0] == "ok" and out[1][:2] == ("error", "SerializationError")
+
+
+def test_unknown_executor_and_action():
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[
+        ("odd", "CONDITION", "WRITE", "NOPE", "x")])], [GOOD]))
+    assert out[0] == ("error", "SerializationError", "", "RuleError",
+                      "Could not find rule executor of type NOPE")
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[
+        ("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0", None, None, "MISSING")])],
+        [BAD]))
+    assert out[0] == ("error", "RuleError", "Could not find rule action of type MISSING",
+                      "NoneType", "None")
+
+
+def test_cel_error_in_expression_fails_the_record():
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[
+        ("div", "CONDITION", "WRITE", "CEL", "message.age / 0 > 1")])], [GOOD]))
+    assert out[0][:2] == ("error", "SerializationError") and out[0][3] == "CELEvalError"
+
+
+UPGRADE = "$merge([$sift($, function($v, $k) {$k != 'name'}), {'full_name': $.name}])"
+DOWNGRADE = "$merge([$sift($, function($v, $k) {$k != 'full_name'}), {'name': $.full_name}])"
+
+
+def migration_round(side):
+    client = side.mock({"url": "mock://"})
+    v1 = side.schema(AVRO_V1)
+    v2 = side.schema(AVRO_V2, migration=[("up", "TRANSFORM", "UPGRADE", "JSONATA", UPGRADE),
+                                         ("down", "TRANSFORM", "DOWNGRADE", "JSONATA",
+                                          DOWNGRADE)])
+    client.register_schema("t-value", v1)
+    client.register_schema("t-value", v2)
+    registry = side.registry()
+    ser = side.avro.AvroSerializer(client, v1, conf={"auto.register.schemas": False},
+                                   rule_registry=registry)
+    de = side.avro.AvroDeserializer(client, conf={"use.latest.version": True},
+                                    rule_registry=registry)
+    data = ser(dict(GOOD), side.ctx("t", side.field.VALUE, []))
+    return outcome(lambda: de(data, side.ctx("t", side.field.VALUE, [])))
+
+
+def test_migration_upgrade_between_versions():
+    out = both(migration_round)
+    assert out == ("ok", {"full_name": "ann", "age": 31, "email": "a@example.org"})
+
+
+def test_json_schema_rules():
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        client.register_schema("t-value", side.schema(JSON_V1, "JSON", domain=[
+            ("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0"),
+            ("mask", "TRANSFORM", "WRITE", "CEL_FIELD", "value + '!'", ["PII"])]))
+        registry = side.registry()
+        ser = side.json.JSONSerializer(None, client, conf={"auto.register.schemas": False,
+                                                           "use.latest.version": True},
+                                       rule_registry=registry)
+        de = side.json.JSONDeserializer(None, schema_registry_client=client,
+                                        rule_registry=registry)
+        out = []
+        for record in ({"name": "ann", "age": 3}, {"name": "bob", "age": -3}):
+            ctx = side.ctx("t", side.field.VALUE, [])
+            written = outcome(lambda: ser(dict(record), ctx))
+            out.append(written)
+            if written[0] == "ok":
+                out.append(outcome(lambda: de(written[1], ctx)))
+        return out
+
+    out = both(scenario)
+    assert out[1] == ("ok", {"name": "ann!", "age": 3})
+    assert out[2][:2] == ("error", "SerializationError")
+
+
+class RecordingProducer:
+    def __init__(self):
+        self.sent = []
+
+    def produce(self, topic, key=None, value=None, headers=None, on_delivery=None):
+        self.sent.append((topic, key, value, headers))
+
+    def poll(self, timeout=0):
+        return 0
+
+    def flush(self, timeout=None):
+        return 0
+
+
+def test_dlq_action_sends_key_value_and_rule_headers():
+    def scenario(side):
+        producer = RecordingProducer()
+        action = side.dlq({"dlq.topic": "dead", "producer": producer})
+        out = avro_round(side, [side.schema(AVRO_V1, domain=[
+            ("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0", None, None, "DLQ")])],
+            [BAD], members=[action], headers=[("h", b"1")])
+        return out, producer.sent
+
+    out, sent = both(scenario)
+    assert out[0][:3] == ("error", "SerializationError", "Rule failed: age_ok")
+    [(topic, key, value, headers)] = sent
+    assert topic == "dead" and key is None and json.loads(value) == BAD
+    assert headers == [("h", b"1"), (serde.DLQ_RULE_NAME_HEADER, b"age_ok"),
+                       (serde.DLQ_RULE_MODE_HEADER, b"WRITE"),
+                       (serde.DLQ_RULE_SUBJECT_HEADER, b"t-value"),
+                       (serde.DLQ_RULE_TOPIC_HEADER, b"t"),
+                       (serde.DLQ_RULE_EXCEPTION_HEADER, b"Rule expr failed: message.age >= 0")]
+
+
+def test_a_record_replayed_from_the_dlq_skips_its_rule():
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[
+        ("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0")])], [BAD],
+        headers=[(serde.DLQ_RULE_NAME_HEADER, b"age_ok")]))
+    assert out[1] == ("ok", BAD)
+
+
+def test_validation_rule_helpers_as_confluent():
+    from confluent_kafka.schema_registry import serde as ck_serde
+
+    raw = [{"name": "r", "doc": "d", "expr": "x > 0"}, "junk", {"expr": "y"}]
+    ours, theirs = serde.parse_validation_rules(raw), ck_serde.parse_validation_rules(raw)
+    assert [repr(r) for r in ours] == [repr(r) for r in theirs]
+    assert serde.parse_validation_rules("no") == []
+    for result in (True, False, "", "too small"):
+        class Fixed(serde.ValidationRuleExecutor):
+            def execute(self, rule, schema, message):
+                return result
+
+        class CkFixed(ck_serde.ValidationRuleExecutor):
+            def execute(self, rule, schema, message):
+                return result
+
+        mine, others = [], []
+        serde.evaluate_validation_rule(Fixed(), ours[0], None, 1, "a.b", mine)
+        ck_serde.evaluate_validation_rule(CkFixed(), theirs[0], None, 1, "a.b", others)
+        assert [str(e) for e in mine] == [str(e) for e in others]
