@@ -255,6 +255,16 @@ class RuleConditionError(RuleError):
         return "Rule failed: {}".format(rule.name)
 
 
+def _store_field_result(ctx, message, name, value):
+    """After a field-level rule: a CONDITION that gave False fails; a TRANSFORM's value is
+    stored in the field."""
+    if ctx.rule.kind == RuleKind.CONDITION:
+        if value is False:
+            raise RuleConditionError(ctx.rule)
+    else:
+        message[name] = value
+
+
 # -- inline validation rules ("confluent:rules" in a schema) -----------------------------------
 
 

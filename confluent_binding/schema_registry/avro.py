@@ -9,8 +9,8 @@ from fastavro.schema import expand_schema
 from fastavro.validation import validate
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
-from ._rules import FieldType, RuleConditionError
-from ._types import RuleKind, RuleMode
+from ._rules import FieldType, _store_field_result
+from ._types import RuleMode
 from .schema_registry_client import Schema
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
@@ -195,11 +195,7 @@ def _transform_field(ctx, schema, spec, message, field_transform):
     ctx.enter_field(message, schema["name"] + "." + name, name, get_type(spec["type"]), None)
     try:
         value = transform(ctx, spec["type"], message[name], field_transform)
-        if ctx.rule.kind == RuleKind.CONDITION:
-            if value is False:
-                raise RuleConditionError(ctx.rule)
-        else:
-            message[name] = value
+        _store_field_result(ctx, message, name, value)
     finally:
         ctx.exit_field()
 

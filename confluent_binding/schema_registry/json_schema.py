@@ -13,8 +13,8 @@ from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
-from ._rules import FieldType, RuleConditionError
-from ._types import RuleKind, RuleMode
+from ._rules import FieldType, _store_field_result
+from ._types import RuleMode
 from .schema_registry_client import Schema
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
@@ -194,11 +194,7 @@ def _transform_properties(ctx, schema, ref_registry, ref_resolver, path, message
             if value is not None:
                 value = transform(ctx, sub, ref_registry, ref_resolver, full_name, value,
                                   field_transform)
-                if ctx.rule.kind == RuleKind.CONDITION:
-                    if value is False:
-                        raise RuleConditionError(ctx.rule)
-                else:
-                    message[name] = value
+                _store_field_result(ctx, message, name, value)
         finally:
             ctx.exit_field()
 
