@@ -1,0 +1,313 @@
+"""Data-contract rules end to end: records through the real broker, schemas in the real registry.
+
+The registry the tests run (Apicurio Registry's Confluent-compatible API, ccompat v7) accepts a
+schema's ``ruleSet`` and ``metadata`` when one registers it but neither stores nor returns them
+(a registered schema comes back as its text, type and references only), and has no
+``/subjects/{subject}/metadata`` look-up. So each scenario registers its schemas in the real
+registry and hands their rule sets to the serdes through the schema objects the registry client
+returns: :class:`RulesOverlay` is the real client (ours, or confluent-kafka's for the
+side-by-side run) with the registered schemas' ``ruleSet``/``metadata`` put back on what
+``get_latest_version``, ``get_schema``, ``lookup_schema`` and ``get_version`` return, keyed by
+the id and version the registry gave. Everything else (registration, ids, versions, look-ups,
+framing) is the registry's and the broker's.
+
+Every scenario runs on confluent-kafka's serdes and on ours, each on its own topics, and the
+outcomes (records read back, exception types and messages, dead-letter records and headers)
+must be the same.
+"""
+
+import json
+import time
+import uuid
+
+import pytest
+
+pytest.importorskip("fastavro")
+pytest.importorskip("celpy")
+pytest.importorskip("jsonata")
+
+import confluent_kafka as ck  # noqa: E402
+import confluent_kafka.schema_registry as ck_sr  # noqa: E402
+from confluent_kafka.schema_registry import avro as ck_avro  # noqa: E402
+from confluent_kafka.schema_registry import rule_registry as ck_rr  # noqa: E402
+from confluent_kafka.schema_registry.rules.cel import cel_executor as ck_cel  # noqa: E402
+from confluent_kafka.schema_registry.rules.cel import cel_field_executor as ck_cel_field  # noqa: E402
+from confluent_kafka.schema_registry.rules.dlq import dlq_action as ck_dlq  # noqa: E402
+from confluent_kafka.schema_registry.rules.jsonata import jsonata_executor as ck_jsonata  # noqa: E402
+
+import confluent_binding as cb  # noqa: E402
+import confluent_binding.schema_registry as sr  # noqa: E402
+from confluent_binding.schema_registry import avro, rule_registry  # noqa: E402
+from confluent_binding.schema_registry.rules.cel import cel_executor, cel_field_executor  # noqa: E402
+from confluent_binding.schema_registry.rules.dlq import dlq_action  # noqa: E402
+from confluent_binding.schema_registry.rules.jsonata import jsonata_executor  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+USER_V1 = json.dumps({"type": "record", "name": "User", "namespace": "example", "fields": [
+    {"name": "name", "type": "string", "confluent:tags": ["PII"]},
+    {"name": "age", "type": "int"}]})
+USER_V2 = json.dumps({"type": "record", "name": "User", "namespace": "example", "fields": [
+    {"name": "full_name", "type": "string", "confluent:tags": ["PII"]},
+    {"name": "age", "type": "int"}]})
+GOOD = {"name": "ann", "age": 31}
+BAD = {"name": "bob", "age": -1}
+UPGRADE = "$merge([$sift($, function($v, $k) {$k != 'name'}), {'full_name': $.name}])"
+
+
+class Side:
+    def __init__(self, ours):
+        self.ours = ours
+        self.kafka = cb if ours else ck
+        self.sr = sr if ours else ck_sr
+        self.avro = avro if ours else ck_avro
+        self.rr = rule_registry if ours else ck_rr
+        self.executors = ((cel_executor.CelExecutor, cel_field_executor.CelFieldExecutor,
+                           jsonata_executor.JsonataExecutor) if ours else
+                          (ck_cel.CelExecutor, ck_cel_field.CelFieldExecutor,
+                           ck_jsonata.JsonataExecutor))
+        self.dlq = dlq_action.DlqAction if ours else ck_dlq.DlqAction
+
+    def client(self, url):
+        return overlay_class(self.sr.SchemaRegistryClient)({"url": url})
+
+    def registry(self, *actions):
+        registry = self.rr.RuleRegistry()
+        for executor in self.executors:
+            registry.register_executor(executor())
+        for action in actions:
+            registry.register_action(action)
+        return registry
+
+    def rule_set(self, domain=(), migration=()):
+        def rule(name, kind, mode, rtype, expr, tags=None, on_failure=None):
+            return self.sr.Rule(name, None, self.sr.RuleKind(kind), self.sr.RuleMode(mode),
+                                rtype, tags, None, expr, None, on_failure, False)
+
+        return self.sr.RuleSet([rule(*r) for r in migration], [rule(*r) for r in domain])
+
+
+_OVERLAYS = {}
+
+
+def overlay_class(base):
+    """``base`` (a SchemaRegistryClient class) with registered rule sets put back (see the
+    module's docstring)."""
+    if base in _OVERLAYS:
+        return _OVERLAYS[base]
+
+    class RulesOverlay(base):
+        def __init__(self, conf):
+            super().__init__(conf)
+            self.by_id = {}
+            self.by_version = {}
+
+        def register_with_rules(self, subject, schema):
+            registered = self.register_schema_full_response(subject, schema)
+            version = self.lookup_schema(subject, schema).version
+            self.by_id[registered.schema_id] = schema
+            self.by_version[(subject, version)] = schema
+            return registered.schema_id, version
+
+        def _with_rules(self, schema, kept):
+            if kept is None:
+                return schema
+            return type(schema)(schema.schema_str, schema.schema_type, schema.references,
+                                kept.metadata, kept.rule_set)
+
+        def _registered(self, registered):
+            kept = self.by_version.get((registered.subject, registered.version))
+            return type(registered)(subject=registered.subject, version=registered.version,
+                                    schema_id=registered.schema_id, guid=registered.guid,
+                                    schema=self._with_rules(registered.schema, kept))
+
+        def get_schema(self, schema_id, *args, **kwargs):
+            schema = super().get_schema(schema_id, *args, **kwargs)
+            return self._with_rules(schema, self.by_id.get(schema_id))
+
+        def get_latest_version(self, *args, **kwargs):
+            return self._registered(super().get_latest_version(*args, **kwargs))
+
+        def get_version(self, *args, **kwargs):
+            return self._registered(super().get_version(*args, **kwargs))
+
+        def lookup_schema(self, *args, **kwargs):
+            return self._registered(super().lookup_schema(*args, **kwargs))
+
+    _OVERLAYS[base] = RulesOverlay
+    return RulesOverlay
+
+
+def produce(side, conf, topic, records, value_serializer):
+    """Per record None, or the exception: (its type, its KafkaError's code name, the wrapped
+    serializer exception's type and message, that exception's cause's type and message)."""
+    producer = side.kafka.SerializingProducer(dict(conf, **{
+        "key.serializer": side.kafka.serialization.StringSerializer(),
+        "value.serializer": value_serializer}))
+    outcomes, delivered = [], []
+    for i, record in enumerate(records):
+        try:
+            producer.produce(topic, key="k%d" % i, value=dict(record),
+                             headers=[("trace", b"t%d" % i)],
+                             on_delivery=lambda err, msg: delivered.append(err))
+            outcomes.append(None)
+        except Exception as e:
+            inner = e.exception
+            outcomes.append((type(e).__name__, e.args[0].name(), type(inner).__name__,
+                             str(inner), type(inner.__cause__).__name__, str(inner.__cause__)))
+    assert producer.flush(30) == 0
+    assert delivered == [None] * outcomes.count(None)
+    return outcomes
+
+
+def consume(side, conf, topic, count, value_deserializer=None):
+    """(key, value, headers) of the (one-partition) topic's records, which must be ``count``."""
+    consumer = side.kafka.DeserializingConsumer(dict(conf, **{
+        "group.id": uuid.uuid4().hex, "auto.offset.reset": "earliest",
+        "key.deserializer": side.kafka.serialization.StringDeserializer(),
+        "value.deserializer": value_deserializer}))
+    consumer.subscribe([topic])
+    got = []
+    deadline = time.monotonic() + 60
+    try:
+        while len(got) < count and time.monotonic() < deadline:
+            msg = consumer.poll(1.0)
+            if msg is not None:
+                got.append((msg.key(), msg.value(), msg.headers()))
+        _, high = consumer.get_watermark_offsets(side.kafka.TopicPartition(topic, 0), 30)
+    finally:
+        consumer.close()
+    assert len(got) == count and high == count
+    return got
+
+
+def both(scenario):
+    theirs, ours = scenario(Side(False)), scenario(Side(True))
+    assert ours == theirs
+    return ours
+
+
+def test_registry_drops_rule_sets(schema_registry):
+    """Why the overlay: the registry gives a registered schema back without its ruleSet."""
+    client = sr.SchemaRegistryClient({"url": schema_registry.url})
+    subject = "rules-" + uuid.uuid4().hex
+    side = Side(True)
+    rules = side.rule_set([("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0")])
+    client.register_schema(subject, sr.Schema(USER_V1, "AVRO", [], None, rules))
+    assert client.get_latest_version(subject).schema.rule_set is None
+
+
+def test_cel_condition_rejects_a_bad_record(kafka_cluster, schema_registry, make_topic):
+    conf = kafka_cluster.client_config()
+
+    def scenario(side):
+        topic = make_topic()
+        client = side.client(schema_registry.url)
+        client.register_with_rules(topic + "-value", side.sr.Schema(
+            USER_V1, "AVRO", [], None,
+            side.rule_set([("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0")])))
+        ser = side.avro.AvroSerializer(client, None, conf={"auto.register.schemas": False,
+                                                           "use.latest.version": True},
+                                       rule_registry=side.registry())
+        outcomes = produce(side, conf, topic, [GOOD, BAD, GOOD], ser)
+        got = consume(side, conf, topic, 2, side.avro.AvroDeserializer(
+            client, rule_registry=side.registry()))
+        return outcomes, [(k, v) for k, v, _ in got]
+
+    outcomes, got = both(scenario)
+    assert outcomes == [None, ("ValueSerializationError", "_VALUE_SERIALIZATION",
+                               "SerializationError", "", "RuleConditionError",
+                               "Rule expr failed: message.age >= 0"), None]
+    assert got == [("k0", GOOD), ("k2", GOOD)]
+
+
+def test_cel_field_transform_on_write_and_read(kafka_cluster, schema_registry, make_topic):
+    conf = kafka_cluster.client_config()
+
+    def scenario(side):
+        topic = make_topic()
+        client = side.client(schema_registry.url)
+        client.register_with_rules(topic + "-value", side.sr.Schema(
+            USER_V1, "AVRO", [], None, side.rule_set([
+                ("mask", "TRANSFORM", "WRITE", "CEL_FIELD", "value + '-w'", ["PII"]),
+                ("age_r", "TRANSFORM", "READ", "CEL_FIELD", "name == 'age' ; value * 2")])))
+        ser = side.avro.AvroSerializer(client, None, conf={"auto.register.schemas": False,
+                                                           "use.latest.version": True},
+                                       rule_registry=side.registry())
+        assert produce(side, conf, topic, [GOOD], ser) == [None]
+        read = consume(side, conf, topic, 1, side.avro.AvroDeserializer(
+            client, rule_registry=side.registry()))
+        plain = consume(side, conf, topic, 1, side.avro.AvroDeserializer(
+            side.sr.SchemaRegistryClient({"url": schema_registry.url})))
+        return read[0][1], plain[0][1]
+
+    read, plain = both(scenario)
+    assert read == {"name": "ann-w", "age": 62}
+    assert plain == {"name": "ann-w", "age": 31}  # on the wire: the write rule's result
+
+
+def test_migration_between_two_versions(kafka_cluster, schema_registry, make_topic):
+    conf = kafka_cluster.client_config()
+
+    def scenario(side):
+        topic = make_topic()
+        subject = topic + "-value"
+        client = side.client(schema_registry.url)
+        client.register_with_rules(subject, side.sr.Schema(USER_V1, "AVRO"))
+        client.register_with_rules(subject, side.sr.Schema(USER_V2, "AVRO", [], None,
+                                                           side.rule_set(migration=[
+                                                               ("up", "TRANSFORM", "UPGRADE",
+                                                                "JSONATA", UPGRADE)])))
+        # a producer still on version 1
+        ser = side.avro.AvroSerializer(client, USER_V1, conf={"auto.register.schemas": False},
+                                       rule_registry=side.registry())
+        assert produce(side, conf, topic, [GOOD, BAD], ser) == [None, None]
+        got = consume(side, conf, topic, 2, side.avro.AvroDeserializer(
+            client, conf={"use.latest.version": True}, rule_registry=side.registry()))
+        return [v for _, v, _ in got]
+
+    assert both(scenario) == [{"full_name": "ann", "age": 31}, {"full_name": "bob", "age": -1}]
+
+
+def test_dlq_action_sends_the_record_to_a_dead_letter_topic(kafka_cluster, schema_registry,
+                                                             make_topic):
+    conf = kafka_cluster.client_config()
+
+    def scenario(side):
+        topic, dead = make_topic(), make_topic()
+        subject = topic + "-value"
+        client = side.client(schema_registry.url)
+        client.register_with_rules(subject, side.sr.Schema(USER_V1, "AVRO", [], None,
+                                                           side.rule_set([(
+                                                               "age_ok", "CONDITION", "WRITE",
+                                                               "CEL", "message.age >= 0", None,
+                                                               "DLQ")])))
+        action = side.dlq(dict(conf, **{"dlq.topic": dead, "dlq.auto.flush": True}))
+        registry = side.registry(action)
+        ser = side.avro.AvroSerializer(client, None, conf={"auto.register.schemas": False,
+                                                           "use.latest.version": True},
+                                       rule_registry=registry)
+        try:
+            outcomes = produce(side, conf, topic, [GOOD, BAD], ser)
+        finally:
+            action.close()
+        kept = consume(side, conf, topic, 1, side.avro.AvroDeserializer(
+            client, rule_registry=side.registry()))
+        dead_letters = consume(side, conf, dead, 1)
+        [(key, value, headers)] = dead_letters
+        # this run's topic names, made comparable across the two runs
+        names = {subject.encode(): b"<subject>", topic.encode(): b"<topic>"}
+        headers = [(k, names.get(v, v)) for k, v in headers]
+        return outcomes, [(k, v) for k, v, _ in kept], key, json.loads(value), headers
+
+    outcomes, kept, key, value, headers = both(scenario)
+    assert outcomes == [None, ("ValueSerializationError", "_VALUE_SERIALIZATION",
+                               "SerializationError", "Rule failed: age_ok", "RuleConditionError",
+                               "Rule expr failed: message.age >= 0")]
+    assert kept == [("k0", GOOD)]
+    # the key serde was not a Schema Registry serde: no original key to keep
+    assert key is None and value == BAD
+    assert headers[0] == ("trace", b"t1")
+    assert headers[1:] == [("__rule.name", b"age_ok"), ("__rule.mode", b"WRITE"),
+                           ("__rule.subject", b"<subject>"), ("__rule.topic", b"<topic>"),
+                           ("__rule.exception", b"Rule expr failed: message.age >= 0")]
