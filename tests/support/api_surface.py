@@ -36,6 +36,12 @@ MODULES = [
     "confluent_kafka.schema_registry.avro",
     "confluent_kafka.schema_registry.json_schema",
     "confluent_kafka.schema_registry.protobuf",
+    "confluent_kafka.avro",
+    "confluent_kafka.avro.cached_schema_registry_client",
+    "confluent_kafka.avro.error",
+    "confluent_kafka.avro.load",
+    "confluent_kafka.avro.serializer",
+    "confluent_kafka.avro.serializer.message_serializer",
     "confluent_kafka.kafkatest",
     "confluent_kafka.kafkatest.verifiable_client",
     "confluent_kafka.kafkatest.verifiable_producer",
@@ -71,8 +77,6 @@ AVRO_REPOSITORY = "confluent-kafka's named-schema repository for Avro references
 
 #: confluent-kafka's modules that have no counterpart here, and why.
 NOT_MIRRORED_MODULES = {
-    "confluent_kafka.avro": "the legacy AvroProducer/AvroConsumer, deprecated since "
-                            "confluent-kafka 2.0.2 in favour of schema_registry.avro",
     "confluent_kafka.schema_registry.common": "the implementation shared by confluent-kafka's "
                                               "sync and asyncio registry clients; its names are "
                                               "offered by the modules above",
