@@ -22,7 +22,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .error import OAuthTokenError, SchemaRegistryConnectionError, SchemaRegistryError
 
-__all__ = ["RestClient", "full_jitter", "is_retriable", "is_success", "urlencode"]
+__all__ = ["RestClient", "VALID_AUTH_PROVIDERS", "full_jitter", "is_retriable", "is_success",
+           "normalize_identity_pool", "urlencode"]
 
 #: Per-request timeout (seconds) when the config sets none.  confluent-kafka waits without limit;
 #: a registry that accepts the connection and never answers must not hang a producer forever.
@@ -88,7 +89,13 @@ def _str_conf(conf: dict, key: str) -> str:
     return value
 
 
-def _identity_pool(raw: Any) -> Optional[str]:
+#: the values of ``basic.auth.credentials.source``
+VALID_AUTH_PROVIDERS = ["URL", "USER_INFO"]
+
+
+def normalize_identity_pool(raw: Any) -> Optional[str]:
+    """``bearer.auth.identity.pool.id`` as the header carries it: a str as it is, a list of
+    str joined with commas, None for none (TypeError for anything else)."""
     if raw is None or isinstance(raw, str):
         return raw
     if isinstance(raw, list):
@@ -143,7 +150,8 @@ class _BearerFields:
         self.logical_cluster = conf.pop("bearer.auth.logical.cluster")
         if not isinstance(self.logical_cluster, str):
             raise TypeError("logical cluster must be a str, not " + str(type(self.logical_cluster)))
-        self.identity_pool = _identity_pool(conf.pop("bearer.auth.identity.pool.id", None))
+        self.identity_pool = normalize_identity_pool(
+            conf.pop("bearer.auth.identity.pool.id", None))
         if source == "STATIC_TOKEN":
             if "bearer.auth.token" not in conf:
                 raise ValueError("Missing bearer.auth.token")
@@ -420,7 +428,7 @@ class RestClient:
         )
         # confluent-kafka 1.x's switch between the two sources; accepted for configs written then.
         source = conf.pop("basic.auth.credentials.source", None)
-        if source is not None and source not in ("URL", "USER_INFO"):
+        if source is not None and source not in VALID_AUTH_PROVIDERS:
             raise ValueError(
                 "basic.auth.credentials.source must be URL or USER_INFO, not %r" % (source,)
             )

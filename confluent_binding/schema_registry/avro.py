@@ -5,7 +5,8 @@ import json
 import logging
 
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
-from fastavro.schema import expand_schema
+from fastavro.repository.base import AbstractSchemaRepository
+from fastavro.schema import expand_schema, load_schema
 from fastavro.validation import validate
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
@@ -15,10 +16,33 @@ from .schema_registry_client import Schema
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
 __all__ = ["AvroSerializer", "AvroDeserializer", "AvroSerializerBuilder", "AvroDeserializerBuilder",
-           "transform", "get_type", "get_inline_tags", "validate_message"]
+           "transform", "get_type", "get_inline_tags", "validate_message",
+           "LocalSchemaRepository", "parse_schema_with_repo"]
 
 _AVRO = "AVRO"
 log = logging.getLogger("confluent_binding.schema_registry")
+
+
+class LocalSchemaRepository(AbstractSchemaRepository):
+    """A fastavro schema repository over a dict: ``load(name)`` is the schema (a parsed JSON
+    value) stored under ``name``, or None."""
+
+    def __init__(self, schemas):
+        self.schemas = schemas
+
+    def load(self, subject):
+        return self.schemas.get(subject)
+
+
+_ROOT = "$root"
+
+
+def parse_schema_with_repo(schema_str, named_schemas):
+    """The fastavro-parsed schema of the declaration ``schema_str``, whose named types may be
+    those in ``named_schemas`` (full name -> declaration as parsed JSON, left unchanged)."""
+    schemas = {name: json.loads(json.dumps(decl)) for name, decl in named_schemas.items()}
+    schemas[_ROOT] = json.loads(schema_str)
+    return load_schema(_ROOT, repo=LocalSchemaRepository(schemas))
 
 
 def _schema_loads(schema_str):

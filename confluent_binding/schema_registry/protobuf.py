@@ -7,6 +7,7 @@ message's index path in its file as zigzag varints (``[0]``, the first message, 
 """
 
 import base64
+from decimal import Decimal
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
@@ -14,6 +15,8 @@ from google.protobuf.message import DecodeError, Message
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
 from ._rules import FieldType, RuleConditionError
 from ._types import RuleKind, RuleMode
+from .confluent.type import decimal_pb2
+from .confluent.type.decimal_utils import from_proto_decimal, unscaled_to_bytes
 from .schema_registry_client import Schema, SchemaReference
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder, reference_subject_name_strategy
 
@@ -27,9 +30,47 @@ __all__ = [
     "get_inline_tags",
     "is_map_field",
     "validate_message",
+    "decimal_to_protobuf",
+    "protobuf_to_decimal",
 ]
 
 _PROTOBUF = "PROTOBUF"
+
+# -- confluent.type.Decimal -------------------------------------------------------------------
+
+# the most digits a Java BigDecimal's unscaled value (a BigInteger of at most 2**31 - 1 bits)
+# can have: a wider rescale is refused at once rather than computed at length
+_MAX_UNSCALED_DIGITS = 646456993
+
+
+def decimal_to_protobuf(value, scale):
+    """``value`` (a :class:`~decimal.Decimal`) as a ``confluent.type.Decimal`` of ``scale``
+    fractional digits, exactly as Java's ``BigDecimal.setScale(scale)`` without rounding:
+    widening appends zeros; narrowing may drop only zeros (``ValueError`` "Scale provided does
+    not match the decimal" otherwise)."""
+    sign, digits, exponent = Decimal(value).as_tuple()
+    if not isinstance(exponent, int):
+        raise ValueError("cannot convert non-finite Decimal '%s' to confluent.type.Decimal"
+                         % value)
+    unscaled = int("".join(map(str, digits)))
+    shift = exponent + scale  # digits to append (or, negative, to drop)
+    if shift >= 0:
+        if shift + len(digits) > _MAX_UNSCALED_DIGITS:
+            raise ValueError("Scale provided is too wide for the decimal")
+        unscaled *= 10 ** shift
+    elif unscaled:
+        kept = len(digits) + shift
+        if kept < 0 or any(digits[kept:]):
+            raise ValueError("Scale provided does not match the decimal")
+        unscaled //= 10 ** -shift
+    precision = 1 if unscaled == 0 else len(digits) + shift
+    return decimal_pb2.Decimal(value=unscaled_to_bytes(-unscaled if sign else unscaled),
+                               precision=precision, scale=scale)
+
+
+def protobuf_to_decimal(value):
+    """The :class:`~decimal.Decimal` a ``confluent.type.Decimal`` message holds."""
+    return from_proto_decimal(value)
 
 # -- field-level rules ------------------------------------------------------------------------
 

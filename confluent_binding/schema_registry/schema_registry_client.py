@@ -14,7 +14,15 @@ import time
 from collections import OrderedDict, defaultdict
 from typing import Any, Dict, Generic, Hashable, List, Literal, Optional, Tuple, TypeVar, Union
 
-from ._rest import RestClient, full_jitter, is_retriable, is_success, urlencode
+from ._rest import (
+    VALID_AUTH_PROVIDERS,
+    RestClient,
+    full_jitter,
+    is_retriable,
+    is_success,
+    normalize_identity_pool,
+    urlencode,
+)
 from ._types import (
     Association,
     AssociationCreateOrUpdateInfo,
@@ -63,9 +71,11 @@ __all__ = [
     "SchemaRegistryError",
     "SchemaVersion",
     "ServerConfig",
+    "VALID_AUTH_PROVIDERS",
     "full_jitter",
     "is_retriable",
     "is_success",
+    "normalize_identity_pool",
 ]
 
 K = TypeVar("K", bound=Hashable)

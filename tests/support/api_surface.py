@@ -42,6 +42,14 @@ MODULES = [
     "confluent_kafka.avro.load",
     "confluent_kafka.avro.serializer",
     "confluent_kafka.avro.serializer.message_serializer",
+    "confluent_kafka.schema_registry.confluent",
+    "confluent_kafka.schema_registry.confluent.meta_pb2",
+    "confluent_kafka.schema_registry.confluent.type",
+    "confluent_kafka.schema_registry.confluent.type.decimal_pb2",
+    "confluent_kafka.schema_registry.confluent.type.decimal_utils",
+    "confluent_kafka.schema_registry.confluent.type.variant_pb2",
+    "confluent_kafka.schema_registry.confluent.types",
+    "confluent_kafka.schema_registry.confluent.types.decimal_pb2",
     "confluent_kafka.kafkatest",
     "confluent_kafka.kafkatest.verifiable_client",
     "confluent_kafka.kafkatest.verifiable_producer",
@@ -66,22 +74,22 @@ PACKAGES = [
 ASYNC_SERDES = "asyncio Schema Registry serializers and deserializers: not implemented"
 SERDE_HELPERS = ("confluent-kafka's serde-building helpers (from its private _serde_builder), "
                  "imported into this module")
-OAUTH_HELPERS = "confluent-kafka's helpers for its OAuth settings, imported into this module"
 ENCRYPTION = ("field-level encryption (ENCRYPT rules, their KMS drivers and the DEK registry "
               "client): not implemented")
 CEL_LIBRARY = ("confluent-kafka's own CEL function library (string formatting, decimal, "
                "timestamp and variant functions, format validators, protobuf constraints) and "
                "its inline validation-rule executor: not implemented (rules get cel-python's "
                "standard functions)")
-AVRO_REPOSITORY = "confluent-kafka's named-schema repository for Avro references: not implemented"
+
+VARIANT = ("confluent-kafka's reader of the semi-structured Variant binary format (the "
+           "confluent.type.Variant message itself is here): not implemented")
 
 #: confluent-kafka's modules that have no counterpart here, and why.
 NOT_MIRRORED_MODULES = {
     "confluent_kafka.schema_registry.common": "the implementation shared by confluent-kafka's "
                                               "sync and asyncio registry clients; its names are "
                                               "offered by the modules above",
-    "confluent_kafka.schema_registry.confluent": "generated protobuf types for Confluent's "
-                                                 "schema metadata, decimals and variants",
+    "confluent_kafka.schema_registry.confluent.type.variant_utils": VARIANT,
     "confluent_kafka.schema_registry.rules.encryption": ENCRYPTION,
     **{"confluent_kafka.schema_registry.rules.cel." + m: CEL_LIBRARY for m in (
         "cel_field_presence", "cel_validator", "constraints", "decimal_funcs", "extra_func",
@@ -94,10 +102,9 @@ _SERDE_BUILDER = ["SharedClusterIdResolver", "build_serdes", "close_serdes", "po
 
 #: Public names of the modules above that confluent_binding does not have, and why.
 GAPS = {
+    "confluent_kafka.schema_registry.confluent.type": {"variant_utils": VARIANT},
     "confluent_kafka.serializing_producer": dict.fromkeys(_SERDE_BUILDER, SERDE_HELPERS),
     "confluent_kafka.deserializing_consumer": dict.fromkeys(_SERDE_BUILDER, SERDE_HELPERS),
-    "confluent_kafka.schema_registry.schema_registry_client": dict.fromkeys(
-        ["VALID_AUTH_PROVIDERS", "normalize_identity_pool"], OAUTH_HELPERS),
     "confluent_kafka.schema_registry.serde": {
         **dict.fromkeys(["BaseSerde", "ParsedSchemaCache"],
                         "confluent-kafka's serde base class and parsed-schema cache (ours are "
@@ -114,7 +121,6 @@ GAPS = {
     "confluent_kafka.schema_registry.avro": {
         **dict.fromkeys(["AsyncAvroDeserializer", "AsyncAvroDeserializerBuilder",
                          "AsyncAvroSerializer", "AsyncAvroSerializerBuilder"], ASYNC_SERDES),
-        **dict.fromkeys(["LocalSchemaRepository", "parse_schema_with_repo"], AVRO_REPOSITORY),
     },
     "confluent_kafka.schema_registry.json_schema": {
         **dict.fromkeys(["AsyncJSONDeserializer", "AsyncJSONDeserializerBuilder",
@@ -126,9 +132,7 @@ GAPS = {
         **dict.fromkeys(["AsyncProtobufDeserializer", "AsyncProtobufDeserializerBuilder",
                          "AsyncProtobufSerializer", "AsyncProtobufSerializerBuilder"],
                         ASYNC_SERDES),
-        **dict.fromkeys(["decimal_to_protobuf", "protobuf_to_decimal", "protobuf_to_variant",
-                         "variant_to_protobuf"], NOT_MIRRORED_MODULES[
-                             "confluent_kafka.schema_registry.confluent"] + ": not implemented"),
+        **dict.fromkeys(["protobuf_to_variant", "variant_to_protobuf"], VARIANT),
     },
 }
 

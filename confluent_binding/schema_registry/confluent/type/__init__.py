@@ -1,0 +1,1 @@
+"""``confluent.type``: the Decimal and Variant messages, and the Decimal conversions."""

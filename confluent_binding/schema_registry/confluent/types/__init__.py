@@ -1,0 +1,1 @@
+"""``confluent.types``: the older file name of ``confluent.type.Decimal``."""
