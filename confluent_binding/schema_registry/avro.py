@@ -1,8 +1,10 @@
 """Avro serializer and deserializer framed for the Schema Registry (extra ``[avro]``: fastavro)."""
 
+import decimal
 import io
 import json
 import logging
+from typing import Union
 
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
 from fastavro.repository.base import AbstractSchemaRepository
@@ -17,7 +19,13 @@ from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
 __all__ = ["AvroSerializer", "AvroDeserializer", "AvroSerializerBuilder", "AvroDeserializerBuilder",
            "transform", "get_type", "get_inline_tags", "validate_message",
-           "LocalSchemaRepository", "parse_schema_with_repo"]
+           "LocalSchemaRepository", "parse_schema_with_repo", "AvroMessage", "AvroSchema"]
+
+#: what an Avro datum is in Python: null, string/enum, float/double, int/long, fixed as
+#: Decimal, boolean, bytes, array, map/record, a (type name, value) union branch
+AvroMessage = Union[None, str, float, int, decimal.Decimal, bool, bytes, list, dict, tuple]
+#: an Avro schema declaration: a type name, a union's list or a complex type's dict
+AvroSchema = Union[str, list, dict]
 
 _AVRO = "AVRO"
 log = logging.getLogger("confluent_binding.schema_registry")

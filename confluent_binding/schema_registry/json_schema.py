@@ -3,9 +3,11 @@
 Extra ``[json]``: jsonschema.
 """
 
+import decimal
 import json
 import logging
 import threading
+from typing import Union
 
 import referencing.jsonschema
 from jsonschema import ValidationError
@@ -19,7 +21,14 @@ from .schema_registry_client import Schema
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
 __all__ = ["JSONSerializer", "JSONDeserializer", "JSONSerializerBuilder", "JSONDeserializerBuilder",
-           "DEFAULT_SPEC", "transform", "get_type", "get_inline_tags", "validate_message"]
+           "DEFAULT_SPEC", "transform", "get_type", "get_inline_tags", "validate_message",
+           "JsonMessage", "JsonSchema"]
+
+#: what a JSON document is in Python (and the Decimal, bytes and tuple values Confluent's
+#: field rules may hand over)
+JsonMessage = Union[None, str, float, int, decimal.Decimal, bool, bytes, list, dict, tuple]
+#: a JSON Schema: an object, or true/false
+JsonSchema = Union[bool, dict]
 
 _JSON = "JSON"
 # schemas without "$schema" are read as draft 7, as Confluent's serdes read them

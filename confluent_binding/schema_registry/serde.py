@@ -13,6 +13,7 @@ import io
 import struct
 import threading
 import uuid
+from typing import Any, Callable
 
 from ..serialization import Deserializer, MessageField, SerializationError, Serializer
 from ._rules import (
@@ -64,6 +65,8 @@ __all__ = [
     "FieldType",
     "FieldContext",
     "RuleContext",
+    "FieldTransform",
+    "FieldTransformer",
     "RuleBase",
     "RuleExecutor",
     "FieldRuleExecutor",
@@ -91,6 +94,12 @@ __all__ = [
     "get_original_key",
     "clear_original_key",
 ]
+
+#: a field rule's transformation of one field's value: (rule context, field context, value)
+FieldTransform = Callable[[RuleContext, FieldContext, Any], Any]
+#: what walks a message applying a FieldTransform to its fields: (rule context, transform,
+#: message)
+FieldTransformer = Callable[[RuleContext, FieldTransform, Any], Any]
 
 _MAGIC_BYTE = 0
 _MAGIC_BYTE_V0 = _MAGIC_BYTE

@@ -5,7 +5,8 @@ The README's table "confluent-kafka's API, name by name" is this module's output
 public name of confluent-kafka's modules exists in ours (but for the gaps listed here, each with
 its reason) and that the README still shows what this module finds.
 
-A module's public names: its ``__all__`` where it has one; otherwise every attribute without a
+A module's public names: its ``__all__`` where it has one (but for names with a leading
+underscore, internal by PEP 8 even there); otherwise every attribute without a
 leading underscore that is not a module, not a typing construct and not imported from outside
 confluent-kafka (the standard library, typing): classes, functions and constants.
 """
@@ -42,6 +43,12 @@ MODULES = [
     "confluent_kafka.avro.load",
     "confluent_kafka.avro.serializer",
     "confluent_kafka.avro.serializer.message_serializer",
+    "confluent_kafka.schema_registry.common",
+    "confluent_kafka.schema_registry.common.avro",
+    "confluent_kafka.schema_registry.common.json_schema",
+    "confluent_kafka.schema_registry.common.protobuf",
+    "confluent_kafka.schema_registry.common.schema_registry_client",
+    "confluent_kafka.schema_registry.common.serde",
     "confluent_kafka.schema_registry.confluent",
     "confluent_kafka.schema_registry.confluent.meta_pb2",
     "confluent_kafka.schema_registry.confluent.type",
@@ -86,9 +93,6 @@ VARIANT = ("confluent-kafka's reader of the semi-structured Variant binary forma
 
 #: confluent-kafka's modules that have no counterpart here, and why.
 NOT_MIRRORED_MODULES = {
-    "confluent_kafka.schema_registry.common": "the implementation shared by confluent-kafka's "
-                                              "sync and asyncio registry clients; its names are "
-                                              "offered by the modules above",
     "confluent_kafka.schema_registry.confluent.type.variant_utils": VARIANT,
     "confluent_kafka.schema_registry.rules.encryption": ENCRYPTION,
     **{"confluent_kafka.schema_registry.rules.cel." + m: CEL_LIBRARY for m in (
@@ -137,6 +141,19 @@ GAPS = {
 }
 
 
+def _common_gaps():
+    """schema_registry.common's modules offer the names of their namesakes one level up: the
+    same gaps, for the names they share."""
+    prefix = "confluent_kafka.schema_registry.common."
+    for name in MODULES:
+        if name.startswith(prefix):
+            shared = set(confluent_names(name))
+            namesake = GAPS.get("confluent_kafka.schema_registry." + name[len(prefix):], {})
+            gaps = {n: why for n, why in namesake.items() if n in shared}
+            if gaps:
+                GAPS[name] = gaps
+
+
 def ours(module_name):
     return "confluent_binding" + module_name[len("confluent_kafka"):]
 
@@ -179,8 +196,8 @@ def confluent_names(name):
 
 def public_names(module):
     names = getattr(module, "__all__", None)
-    if names is not None:
-        return sorted(names)
+    if names is not None:  # a leading underscore marks an internal name even there (PEP 8)
+        return sorted(n for n in names if not n.startswith("_"))
     found = []
     for name, value in vars(module).items():
         if name.startswith("_") or isinstance(value, types.ModuleType):
@@ -192,6 +209,9 @@ def public_names(module):
         found = [m.name for m in pkgutil.iter_modules(module.__path__)
                  if not m.name.startswith("_")]
     return sorted(found)
+
+
+_common_gaps()
 
 
 def surface():

@@ -133,3 +133,43 @@ def test_normalize_identity_pool_as_confluents(raw):
     assert outcome(schema_registry_client.normalize_identity_pool) == outcome(
         ck_client.normalize_identity_pool)
     assert schema_registry_client.VALID_AUTH_PROVIDERS == ck_client.VALID_AUTH_PROVIDERS
+
+
+def test_common_modules_offer_the_same_objects():
+    import importlib
+
+    for name in ("avro", "json_schema", "protobuf", "schema_registry_client", "serde"):
+        common = importlib.import_module("confluent_binding.schema_registry.common." + name)
+        module = importlib.import_module("confluent_binding.schema_registry." + name)
+        for public in (n for n in dir(module) if not n.startswith("_")):
+            assert getattr(common, public) is getattr(module, public)
+        with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
+            common.nothing_here  # noqa: B018
+    from confluent_binding.schema_registry.common.avro import AvroSerializer
+
+    assert AvroSerializer is avro.AvroSerializer
+
+
+def test_asyncinit_as_confluents():
+    import asyncio
+
+    from confluent_kafka.schema_registry.common import asyncinit as ck_asyncinit
+
+    from confluent_binding.schema_registry.common import asyncinit
+
+    def made_with(decorator):
+        @decorator
+        class Client:
+            async def __init__(self, url, *, retries=3):
+                await asyncio.sleep(0)
+                self.url, self.retries = url, retries
+
+        async def make():
+            pending = Client("http://r", retries=5)
+            assert asyncio.iscoroutine(pending)
+            client = await pending
+            return type(client) is Client, client.url, client.retries
+
+        return asyncio.run(make())
+
+    assert made_with(asyncinit) == made_with(ck_asyncinit) == (True, "http://r", 5)

@@ -1,0 +1,47 @@
+"""confluent-kafka's ``schema_registry.common``: the names its sync and asyncio Schema Registry
+clients share. Each module here offers the public names of its namesake one level up
+(``common.avro`` those of :mod:`confluent_binding.schema_registry.avro`, ...), the same
+objects."""
+
+import functools
+
+__all__ = ["asyncinit"]
+
+
+def asyncinit(cls):
+    """Class decorator for a class whose ``__init__`` is a coroutine function: calling the
+    class then returns a coroutine that runs ``__init__`` and returns the instance, so
+    ``obj = await Cls(...)``."""
+    allocate = cls.__new__
+
+    @functools.wraps(allocate)
+    def new(klass, *args, **kwargs):
+        obj = allocate(klass) if allocate is object.__new__ else allocate(klass, *args, **kwargs)
+
+        async def initialise():
+            await obj.__init__(*args, **kwargs)
+            return obj
+
+        return initialise()
+
+    cls.__new__ = new
+    return cls
+
+
+def _mirror(module_globals, target):
+    """Make a module offer every public name of ``target`` (resolved when asked for)."""
+
+    def __getattr__(name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return getattr(target, name)
+        except AttributeError:
+            raise AttributeError("module %r has no attribute %r"
+                                 % (module_globals["__name__"], name)) from None
+
+    def __dir__():
+        return sorted(set(module_globals) | {n for n in dir(target) if not n.startswith("_")})
+
+    module_globals["__getattr__"] = __getattr__
+    module_globals["__dir__"] = __dir__

@@ -1,0 +1,7 @@
+"""The public names of :mod:`confluent_binding.schema_registry.schema_registry_client`,
+under confluent-kafka's ``schema_registry.common.schema_registry_client``."""
+
+from .. import schema_registry_client as _target
+from . import _mirror
+
+_mirror(globals(), _target)
