@@ -376,3 +376,101 @@ def test_validation_rule_helpers_as_confluent():
         serde.evaluate_validation_rule(Fixed(), ours[0], None, 1, "a.b", mine)
         ck_serde.evaluate_validation_rule(CkFixed(), theirs[0], None, 1, "a.b", others)
         assert [str(e) for e in mine] == [str(e) for e in others]
+
+
+def test_migration_downgrade_to_a_version_chosen_by_metadata():
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        props = side.sr.MetadataProperties
+
+        def with_major(schema, major):
+            meta = side.sr.Metadata(None, props({"major": major}), None)
+            return side.sr.Schema(schema.schema_str, "AVRO", [], meta, schema.rule_set)
+
+        v1 = with_major(side.schema(AVRO_V1), "1")
+        v2 = with_major(side.schema(AVRO_V2, migration=[
+            ("up", "TRANSFORM", "UPGRADE", "JSONATA", UPGRADE),
+            ("down", "TRANSFORM", "DOWNGRADE", "JSONATA", DOWNGRADE)]), "2")
+        client.register_schema("t-value", v1)
+        client.register_schema("t-value", v2)
+        registry = side.registry()
+        ser = side.avro.AvroSerializer(client, None, conf={
+            "auto.register.schemas": False, "use.latest.with.metadata": {"major": "2"}},
+            rule_registry=registry)
+        de = side.avro.AvroDeserializer(client, conf={"use.latest.with.metadata": {"major": "1"}},
+                                        rule_registry=registry)
+        data = ser({"full_name": "ann", "age": 31, "email": None},
+                   side.ctx("t", side.field.VALUE, []))
+        return outcome(lambda: de(data, side.ctx("t", side.field.VALUE, [])))
+
+    assert both(scenario) == ("ok", {"name": "ann", "age": 31, "email": None})
+
+
+def test_json_schema_migration():
+    json_v2 = json.dumps({"type": "object", "title": "User", "properties": {
+        "full_name": {"type": "string"}, "age": {"type": "integer"}}})
+
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        client.register_schema("t-value", side.sr.Schema(JSON_V1, "JSON"))
+        client.register_schema("t-value", side.schema(json_v2, "JSON", migration=[
+            ("up", "TRANSFORM", "UPGRADE", "JSONATA", UPGRADE)]))
+        registry = side.registry()
+        ser = side.json.JSONSerializer(JSON_V1, client, conf={"auto.register.schemas": False},
+                                       rule_registry=registry)
+        de = side.json.JSONDeserializer(None, schema_registry_client=client,
+                                        conf={"use.latest.version": True},
+                                        rule_registry=registry)
+        data = ser({"name": "ann", "age": 3}, side.ctx("t", side.field.VALUE, []))
+        return outcome(lambda: de(data, side.ctx("t", side.field.VALUE, [])))
+
+    assert both(scenario) == ("ok", {"full_name": "ann", "age": 3})
+
+
+def test_protobuf_rules():
+    pytest.importorskip("google.protobuf")
+    import base64
+
+    from confluent_kafka.schema_registry import protobuf as ck_pb
+
+    from confluent_binding.schema_registry import protobuf
+
+    from tests.support.protobuf_messages import build_messages
+
+    _, order, _ = build_messages()
+
+    def file_schema(side, descriptor, refs=(), rule_set=None):
+        text = base64.standard_b64encode(descriptor.file.serialized_pb).decode()
+        return side.sr.Schema(text, "PROTOBUF", list(refs), None, rule_set)
+
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        address = order.DESCRIPTOR.fields_by_name["ship_to"].message_type
+        client.register_schema("common/address.proto", file_schema(side, address))
+        ref = side.sr.SchemaReference("common/address.proto", "common/address.proto", 1)
+        rules = side.schema("", domain=[
+            ("id_ok", "CONDITION", "WRITE", "CEL", "message.id > 0"),
+            ("note", "TRANSFORM", "WRITE", "CEL_FIELD", "name == 'note' ; value + '!'"),
+            ("city", "TRANSFORM", "READ", "CEL_FIELD", "name == 'city' ; value + '?'")]).rule_set
+        client.register_schema("t-value", file_schema(side, order.DESCRIPTOR, [ref], rules))
+        registry = side.registry()
+        module = protobuf if side.ours else ck_pb
+        ser = module.ProtobufSerializer(order, client, {"auto.register.schemas": False,
+                                                        "use.latest.version": True},
+                                        rule_registry=registry)
+        de = module.ProtobufDeserializer(order, {}, schema_registry_client=client,
+                                         rule_registry=registry)
+        out = []
+        for record in (order(id=7, note="hi", ship_to={"city": "Oslo"}), order(id=0, note="x")):
+            ctx = side.ctx("t", side.field.VALUE, [])
+            written = outcome(lambda: ser(record, ctx))
+            if written[0] == "ok":
+                read = de(written[1], side.ctx("t", side.field.VALUE, []))
+                written = ("ok", written[1], read.id, read.note, read.ship_to.city)
+            out.append(written)
+        return out
+
+    out = both(scenario)
+    assert out[0][2:] == (7, "hi!", "Oslo?")
+    assert out[1] == ("error", "SerializationError", "", "RuleConditionError",
+                      "Rule expr failed: message.id > 0")

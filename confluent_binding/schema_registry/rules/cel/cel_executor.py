@@ -97,9 +97,31 @@ def _is_protobuf(value):
 
 
 def _protobuf_to_dict(message):
-    from google.protobuf.json_format import MessageToDict
+    """A message's fields by name, every field present (proto3 defaults included, as CEL sees
+    a message); an unset message field is left out, so ``has()`` tells it apart."""
+    out = {}
+    for fd in message.DESCRIPTOR.fields:
+        value = getattr(message, fd.name)
+        if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
+            value_fd = fd.message_type.fields_by_name["value"]
+            if value_fd.message_type is not None:
+                out[fd.name] = {k: _protobuf_to_dict(v) for k, v in value.items()}
+            else:
+                out[fd.name] = dict(value)
+        elif _is_repeated(fd):
+            out[fd.name] = [_protobuf_to_dict(v) if fd.message_type is not None else v
+                            for v in value]
+        elif fd.message_type is not None:
+            if message.HasField(fd.name):
+                out[fd.name] = _protobuf_to_dict(value)
+        else:
+            out[fd.name] = value
+    return out
 
-    return MessageToDict(message, preserving_proto_field_name=True)
+
+def _is_repeated(fd):
+    repeated = getattr(fd, "is_repeated", None)
+    return repeated if repeated is not None else fd.label == fd.LABEL_REPEATED
 
 
 def _protobuf_from(result, message):
