@@ -429,6 +429,63 @@ def _header(headers, name):
 class _RuleRunner:
     """The rule execution both serde directions share; a serde sets ``_rule_registry``."""
 
+    _validation_rules_execution = ValidationRulesExecution.DISABLED
+    _validation_rules_fail_fast = False
+    _validation_rule_executor = None
+
+    def _configure_validation(self, conf):
+        """A serializer's ``validation.rules.*`` settings (taken from the _Conf ``conf``): when
+        to check a schema's inline rules, whether to stop at the first failure, and with what
+        (the CEL one by default, resolved now so a missing extra fails here)."""
+        execution = conf.take("validation.rules.execution", ValidationRulesExecution.DISABLED)
+        try:
+            self._validation_rules_execution = ValidationRulesExecution(execution)
+        except ValueError:
+            raise ValueError("validation.rules.execution must be one of {}".format(
+                ", ".join(m.value for m in ValidationRulesExecution)))
+        self._validation_rules_fail_fast = conf.take("validation.rules.fail.fast", False)
+        if not isinstance(self._validation_rules_fail_fast, bool):
+            raise ValueError("validation.rules.fail.fast must be a boolean value")
+        executor = conf.take("validation.rules.executor", None)
+        if self._validation_rules_execution != ValidationRulesExecution.DISABLED:
+            if executor is None:
+                executor = default_validation_rule_executor()
+            if not isinstance(executor, ValidationRuleExecutor):
+                raise ValueError(
+                    "validation.rules.executor must be a ValidationRuleExecutor instance")
+        self._validation_rule_executor = executor
+
+    def _validation_enabled(self, phase=None):
+        """Whether inline rules are checked at ``phase`` (None: where no domain rules run)."""
+        if phase is None:
+            return self._validation_rules_execution != ValidationRulesExecution.DISABLED
+        return self._validation_rules_execution == phase
+
+    @staticmethod
+    def _raise_validation_violations(violations):
+        if violations:
+            lines = ["Validation rule failed ({} violation{}):".format(
+                len(violations), "" if len(violations) == 1 else "s")]
+            lines += ["  - {}".format(v) for v in violations]
+            raise SerializationError("\n".join(lines))
+
+    def _write_with_rules(self, ctx, subject, selected, value, inline_tags, field_transformer,
+                          validate):
+        """A serializer's record after the WRITE rules of the ``selected`` registered schema,
+        with its inline validation rules checked (``validate(value)``: the violations) before
+        or after them as configured; with no registered schema selected only the check."""
+        if selected is None or ctx is None or subject is None:
+            if self._validation_enabled():
+                self._raise_validation_violations(validate(value))
+            return value
+        if self._validation_enabled(ValidationRulesExecution.BEFORE_DOMAIN_RULES):
+            self._raise_validation_violations(validate(value))
+        value = self._execute_rules(ctx, subject, RuleMode.WRITE, None, selected.schema, value,
+                                    inline_tags, field_transformer)
+        if self._validation_enabled(ValidationRulesExecution.AFTER_DOMAIN_RULES):
+            self._raise_validation_violations(validate(value))
+        return value
+
     def _configure_rules(self, rule_conf, rule_registry):
         from .rule_registry import RuleRegistry
 

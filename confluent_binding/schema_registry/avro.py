@@ -12,7 +12,13 @@ from fastavro.schema import expand_schema, load_schema
 from fastavro.validation import validate
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
-from ._rules import FieldType, _store_field_result
+from ._rules import (
+    VALIDATION_RULES_PROP,
+    FieldType,
+    _store_field_result,
+    evaluate_validation_rule,
+    parse_validation_rules,
+)
 from ._types import RuleMode
 from .schema_registry_client import Schema
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
@@ -234,41 +240,53 @@ def _transform_field(ctx, schema, spec, message, field_transform):
 
 def validate_message(executor, schema, message, fail_fast=False):
     """The ValidationRuleErrors of ``message`` against the inline ``confluent:rules`` of the
-    (parsed) ``schema``: on records and on their fields."""
-    from ._rules import VALIDATION_RULES_PROP, evaluate_validation_rule, parse_validation_rules
-
+    (expanded, parsed) ``schema``: a record's own rules see the record, a field's rules its
+    value (not when it is absent or null); paths read ``a.b``, ``a[3]``, ``a["key"]``."""
     out = []
-
-    def check(node, value, path):
-        if fail_fast and out:
-            return
-        if isinstance(node, list):
-            branch, value = _union_branch(node, value)
-            check(branch, value, path)
-            return
-        if not isinstance(node, dict):
-            return
-        kind = node.get("type")
-        if kind == "record" and isinstance(value, dict):
-            for rule in parse_validation_rules(node.get(VALIDATION_RULES_PROP)):
-                evaluate_validation_rule(executor, rule, node, value, path, out)
-            for spec in node["fields"]:
-                sub = (path + "." if path else "") + spec["name"]
-                for rule in parse_validation_rules(spec.get(VALIDATION_RULES_PROP)):
-                    if spec["name"] in value:
-                        evaluate_validation_rule(executor, rule, spec["type"],
-                                                 value[spec["name"]], sub, out)
-                if spec["name"] in value:
-                    check(spec["type"], value[spec["name"]], sub)
-        elif kind == "array" and isinstance(value, list):
-            for i, item in enumerate(value):
-                check(node["items"], item, "{}[{}]".format(path, i))
-        elif kind == "map" and isinstance(value, dict):
-            for k, item in value.items():
-                check(node["values"], item, "{}[{}]".format(path, k))
-
-    check(schema, message, "")
+    if executor is not None and schema is not None and message is not None:
+        _check(executor, schema, message, "", fail_fast, out)
     return out
+
+
+def _check(executor, schema, message, path, fail_fast, out):
+    """Inline rules below ``schema``; True when ``fail_fast`` and a rule failed."""
+    if isinstance(schema, list):
+        if message is None:
+            return False
+        branch, value = _union_branch(schema, message)
+        if branch is None or branch == "null":
+            return False
+        return _check(executor, branch, value, path, fail_fast, out)
+    if not isinstance(schema, dict):
+        return False
+    kind = schema.get("type")
+    if kind == "array" and isinstance(message, list):
+        return any(_check(executor, schema["items"], item, "{}[{}]".format(path, i), fail_fast,
+                          out) for i, item in enumerate(message))
+    if kind == "map" and isinstance(message, dict):
+        return any(_check(executor, schema["values"], item, '{}["{}"]'.format(path, key),
+                          fail_fast, out) for key, item in message.items())
+    if kind != "record" or not isinstance(message, dict):
+        return False
+    if _evaluate(executor, schema, schema, message, path, fail_fast, out):
+        return True
+    for spec in schema["fields"]:
+        sub = spec["name"] if not path else path + "." + spec["name"]
+        value = message.get(spec["name"])
+        if value is not None and _evaluate(executor, spec, spec["type"], value, sub, fail_fast,
+                                           out):
+            return True
+        if _check(executor, spec["type"], value, sub, fail_fast, out):
+            return True
+    return False
+
+
+def _evaluate(executor, holder, schema, value, path, fail_fast, out):
+    for rule in parse_validation_rules(holder.get(VALIDATION_RULES_PROP)):
+        evaluate_validation_rule(executor, rule, schema, value, path, out)
+        if fail_fast and out:
+            return True
+    return False
 
 
 def _is_bytes(parsed):
@@ -345,10 +363,12 @@ class AvroSerializer(BaseSerializer):
             raise SerializationError(
                 "No schema to serialize with: give schema_str or use.latest.version"
             )
-        if selected is not None and ctx is not None and subject is not None:
-            value = self._execute_rules(ctx, subject, RuleMode.WRITE, None, selected.schema, value,
-                                        get_inline_tags(parsed),
-                                        self._schemas.field_transformer(parsed))
+        value = self._write_with_rules(
+            ctx, subject, selected, value, get_inline_tags(parsed),
+            self._schemas.field_transformer(parsed),
+            lambda v: validate_message(self._validation_rule_executor,
+                                       self._schemas.expanded(parsed), v,
+                                       self._validation_rules_fail_fast))
         if _is_bytes(parsed):
             # Confluent's serializers write a plain "bytes" schema's value as is, unprefixed
             payload = value if isinstance(value, bytes) else value.encode()

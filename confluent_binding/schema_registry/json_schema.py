@@ -15,7 +15,13 @@ from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
-from ._rules import FieldType, _store_field_result
+from ._rules import (
+    VALIDATION_RULES_PROP,
+    FieldType,
+    _store_field_result,
+    evaluate_validation_rule,
+    parse_validation_rules,
+)
 from ._types import RuleMode
 from .schema_registry_client import Schema
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
@@ -208,28 +214,85 @@ def _transform_properties(ctx, schema, ref_registry, ref_resolver, path, message
             ctx.exit_field()
 
 
-def validate_message(executor, schema, message, ref_registry=None, fail_fast=False):
+def validate_message(executor, schema, ref_registry, ref_resolver, message, fail_fast=False):
     """The ValidationRuleErrors of ``message`` against the inline ``confluent:rules`` of
-    ``schema`` and of its properties (recursively)."""
-    from ._rules import VALIDATION_RULES_PROP, evaluate_validation_rule, parse_validation_rules
-
+    ``schema``: an object schema's rules see the object, a property's rules its value (not
+    when it is absent or null); paths are rooted at ``$`` (``$.a.b``, ``$.a[3]``)."""
     out = []
-
-    def check(node, value, path):
-        if not isinstance(node, dict) or (fail_fast and out):
-            return
-        for rule in parse_validation_rules(node.get(VALIDATION_RULES_PROP)):
-            evaluate_validation_rule(executor, rule, node, value, path or None, out)
-        if isinstance(value, dict):
-            for name, sub in (node.get("properties") or {}).items():
-                if name in value:
-                    check(sub, value[name], (path + "." if path else "") + name)
-        elif isinstance(value, list) and isinstance(node.get("items"), dict):
-            for i, item in enumerate(value):
-                check(node["items"], item, "{}[{}]".format(path, i))
-
-    check(schema, message, "")
+    if executor is not None and schema is not None and message is not None:
+        if ref_resolver is None and ref_registry is not None:
+            ref_resolver = ref_registry.resolver()
+        _check(executor, schema, ref_registry, ref_resolver, "$", message, fail_fast, out)
     return out
+
+
+def _check(executor, schema, ref_registry, ref_resolver, path, message, fail_fast, out):
+    """Inline rules below ``schema``; True when ``fail_fast`` and a rule failed."""
+    if message is None or schema is None or isinstance(schema, bool):
+        return False
+
+    def below(sub, value, where=path, resolver=ref_resolver):
+        return _check(executor, sub, ref_registry, resolver, where, value, fail_fast, out)
+
+    kinds = schema.get("type")
+    if isinstance(kinds, list) and kinds:
+        for kind in kinds:
+            sub = dict(schema, type=kind)
+            if _matches(sub, message, ref_registry):
+                return below(sub, message)
+        return False
+    combined = [(k, schema.get(k)) for k in ("allOf", "anyOf", "oneOf")
+                if schema.get(k) is not None]
+    if combined:
+        kind, subs = combined[0]
+        for sub in subs:
+            if kind == "allOf" or _matches(sub, message, ref_registry):
+                if below(sub, message):
+                    return True
+                if kind == "oneOf":
+                    break
+        if _check_object(executor, schema, ref_registry, ref_resolver, path, message, fail_fast,
+                         out):
+            return True
+    items = schema.get("items")
+    if items is not None and isinstance(message, list):
+        return any(below(items, item, "{}[{}]".format(path, i))
+                   for i, item in enumerate(message))
+    if combined:
+        return False
+    ref = schema.get("$ref")
+    if ref is not None:
+        if ref_resolver is None:
+            ref_resolver = ref_registry.resolver()
+        resolved = ref_resolver.lookup(ref)
+        return below(resolved.contents, message, path, resolved.resolver)
+    return _check_object(executor, schema, ref_registry, ref_resolver, path, message, fail_fast,
+                         out)
+
+
+def _check_object(executor, schema, ref_registry, ref_resolver, path, message, fail_fast, out):
+    if not isinstance(message, dict):
+        return False
+    if _evaluate(executor, schema, message, path, fail_fast, out):
+        return True
+    for name, sub in (schema.get("properties") or {}).items():
+        value = message.get(name)
+        if value is None or not isinstance(sub, dict):
+            continue
+        where = path + "." + name
+        if _evaluate(executor, sub, value, where, fail_fast, out):
+            return True
+        if _check(executor, sub, ref_registry, ref_resolver, where, value, fail_fast, out):
+            return True
+    return False
+
+
+def _evaluate(executor, schema, value, path, fail_fast, out):
+    for rule in parse_validation_rules(schema.get(VALIDATION_RULES_PROP)):
+        evaluate_validation_rule(executor, rule, schema, value, path, out)
+        if fail_fast and out:
+            return True
+    return False
 
 
 def _as_schema(schema_str):
@@ -287,9 +350,12 @@ class JSONSerializer(BaseSerializer):
     def _serialize(self, obj, ctx):
         schema_id, selected, value, subject = self._prepare(obj, ctx)
         schema = selected.schema if selected is not None else self._schema
-        if selected is not None and ctx is not None and subject is not None:
-            value = self._execute_rules(ctx, subject, RuleMode.WRITE, None, schema, value, None,
-                                        self._schemas.field_transformer(schema))
+        if schema is not None:
+            value = self._write_with_rules(
+                ctx, subject, selected, value, None, self._schemas.field_transformer(schema),
+                lambda v: validate_message(self._validation_rule_executor,
+                                           *self._schemas.parse(schema), None, v,
+                                           self._validation_rules_fail_fast))
         if self._validate and schema is not None:
             self._schemas.validate(schema, value)
         encoded = self._json_encode(value)

@@ -286,8 +286,8 @@ def dual_schema_id_deserializer(payload, ctx, schema_id):
 
 # -- configuration ----------------------------------------------------------------------------
 
-# confluent-kafka's data-contract rule properties: accepted at their defaults, which leave rules
-# off; rules themselves (CEL, encryption, ...) are not supported here
+# properties a serde takes only at their defaults here (a serializer takes the validation.rules
+# ones itself, before this check)
 _RULE_DEFAULTS = {
     "validation.rules.execution": ("DISABLED",),
     "validation.rules.fail.fast": (False,),
@@ -305,8 +305,8 @@ class _Conf:
         if conf is not None:
             self._values.update(conf)
 
-    def take(self, key):
-        return self._values.pop(key)
+    def take(self, key, *default):
+        return self._values.pop(key, *default)
 
     def take_bool(self, key):
         value = self._values.pop(key)
@@ -425,6 +425,7 @@ class BaseSerializer(_RegistrySerde, Serializer):
         if self._use_schema_id is not None and not isinstance(self._use_schema_id, int):
             raise ValueError("use.schema.id must be an int value")
         self._configure_common(conf)
+        self._configure_validation(conf)
         if self._use_latest_version and self._auto_register:
             raise ValueError("cannot enable both use.latest.version and auto.register.schemas")
         self._schema_id_serializer = conf.take_callable("schema.id.serializer")

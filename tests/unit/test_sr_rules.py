@@ -474,3 +474,87 @@ def test_protobuf_rules():
     assert out[0][2:] == (7, "hi!", "Oslo?")
     assert out[1] == ("error", "SerializationError", "", "RuleConditionError",
                       "Rule expr failed: message.id > 0")
+
+
+AVRO_CHECKED = json.dumps({"type": "record", "name": "U", "confluent:rules": [
+    {"name": "adult", "expr": "this.age >= 18 ? '' : 'too young: ' + string(this.age)"}],
+    "fields": [
+        {"name": "name", "type": "string", "confluent:rules": [
+            {"name": "nonempty", "expr": "size(this) > 0", "doc": "name required"}]},
+        {"name": "age", "type": "int"},
+        {"name": "tags", "type": {"type": "map", "values": {"type": "string", "confluent:rules": [
+            {"name": "short", "expr": "size(this) < 3"}]}}, "default": {}},
+        {"name": "sub", "type": ["null", {"type": "record", "name": "S", "fields": [
+            {"name": "x", "type": "int",
+             "confluent:rules": [{"name": "pos", "expr": "this > 0"}]}]}],
+         "default": None}]})
+JSON_CHECKED = json.dumps({"type": "object", "title": "U", "confluent:rules": [
+    {"name": "adult", "expr": "this.age >= 18"}], "properties": {
+        "name": {"type": "string",
+                 "confluent:rules": [{"name": "nonempty", "expr": "size(this) > 0"}]},
+        "age": {"type": "integer"},
+        "sub": {"type": "object", "properties": {"x": {"type": "integer", "confluent:rules": [
+            {"name": "pos", "expr": "this > 0"}]}}}}})
+
+
+@pytest.mark.parametrize("execution", ["BEFORE_DOMAIN_RULES", "AFTER_DOMAIN_RULES"])
+@pytest.mark.parametrize("fail_fast", [False, True])
+def test_inline_validation_rules(execution, fail_fast):
+    def scenario(side):
+        conf = {"validation.rules.execution": execution, "validation.rules.fail.fast": fail_fast}
+        avro_ser = side.avro.AvroSerializer(side.mock({"url": "mock://"}), AVRO_CHECKED,
+                                            conf=conf)
+        json_ser = side.json.JSONSerializer(JSON_CHECKED, side.mock({"url": "mock://"}),
+                                            conf=conf)
+        ctx = side.ctx("t", side.field.VALUE)
+        return [outcome(lambda: ser(record, ctx)) for ser, record in (
+            (avro_ser, {"name": "", "age": 3, "tags": {"a": "long"}, "sub": {"x": -1}}),
+            (avro_ser, {"name": "a", "age": 30, "tags": {}, "sub": None}),
+            (json_ser, {"name": "", "age": 3, "sub": {"x": -1}}))]
+
+    out = both(scenario)
+    assert out[1][0] == "ok"
+    if fail_fast:
+        assert out[0][2] == ("Validation rule failed (1 violation):\n"
+                             "  - <root>: adult: too young: 3")
+    else:
+        # (rules on a map's value type are not a field's: not checked)
+        assert out[0][2] == ("Validation rule failed (3 violations):\n"
+                             "  - <root>: adult: too young: 3\n"
+                             "  - name: nonempty: name required\n"
+                             "  - sub.x: pos: this > 0")
+        assert out[2][2].splitlines()[1:] == ["  - $: adult: this.age >= 18",
+                                              "  - $.name: nonempty: size(this) > 0",
+                                              "  - $.sub.x: pos: this > 0"]
+
+
+@pytest.mark.parametrize("execution", ["BEFORE_DOMAIN_RULES", "AFTER_DOMAIN_RULES"])
+def test_inline_validation_before_or_after_domain_rules(execution):
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        schema = side.schema(AVRO_CHECKED, domain=[
+            ("grow", "TRANSFORM", "WRITE", "CEL_FIELD", "name == 'age' ; value + 20")])
+        client.register_schema("t-value", schema)
+        ser = side.avro.AvroSerializer(client, None, conf={
+            "auto.register.schemas": False, "use.latest.version": True,
+            "validation.rules.execution": execution}, rule_registry=side.registry())
+        return outcome(lambda: ser({"name": "a", "age": 3, "tags": {}, "sub": None},
+                                   side.ctx("t", side.field.VALUE)))
+
+    out = both(scenario)
+    assert (out[0] == "ok") == (execution == "AFTER_DOMAIN_RULES")
+
+
+def test_validation_rules_configuration_errors():
+    for conf, message in (
+            ({"validation.rules.execution": "SOMETIMES"},
+             "validation.rules.execution must be one of DISABLED, BEFORE_DOMAIN_RULES, "
+             "AFTER_DOMAIN_RULES"),
+            ({"validation.rules.execution": "AFTER_DOMAIN_RULES", "validation.rules.executor": 1},
+             "validation.rules.executor must be a ValidationRuleExecutor instance"),
+            ({"validation.rules.fail.fast": "yes"},
+             "validation.rules.fail.fast must be a boolean value")):
+        for side in (Side(False), Side(True)):
+            with pytest.raises(ValueError) as info:
+                side.avro.AvroSerializer(side.mock({"url": "mock://"}), AVRO_V1, conf=conf)
+            assert str(info.value) == message

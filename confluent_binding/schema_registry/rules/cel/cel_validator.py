@@ -1,0 +1,62 @@
+"""The default executor of inline validation rules (``confluent:rules`` in a schema): CEL.
+
+A rule's expression sees the value it is declared on as ``this`` (a record, or a field's value)
+and the current time as ``now``; it returns a bool (False: failed) or a string (non-empty:
+failed, the string says why). A rule that cannot be compiled or evaluated is a
+:class:`RuleError`, which the caller records as a violation.
+"""
+
+import datetime
+import threading
+
+import celpy
+from celpy import celtypes
+
+from ...serde import RuleError, ValidationRule, ValidationRuleExecutor
+from .cel_executor import to_cel
+
+__all__ = ["CelValidator", "RuleError", "ValidationRule", "ValidationRuleExecutor"]
+
+
+class CelValidator(ValidationRuleExecutor):
+    def __init__(self):
+        self._env = celpy.Environment()
+        self._programs = {}
+        self._lock = threading.Lock()
+
+    def execute(self, rule, schema, message):
+        name = rule.name or "unnamed"
+        if message is None:
+            raise RuleError("Validation rule '{}' received a null value; walkers must enforce "
+                            "skip-on-null before invoking the executor.".format(name))
+        if not rule.expr:
+            raise RuleError("Validation rule '{}' has no expression".format(name))
+        try:
+            this = to_cel(message)
+        except Exception as e:
+            raise RuleError("Could not convert value for validation rule '{}'".format(name)) from e
+        try:
+            program = self._program(rule.expr)
+        except celpy.CELParseError as e:
+            raise RuleError("Could not compile validation rule '{}'".format(name)) from e
+        now = celtypes.TimestampType(datetime.datetime.now(datetime.timezone.utc))
+        try:
+            result = program.evaluate({"this": this, "now": now})
+        except celpy.CELEvalError as e:
+            detail = " ({})".format(rule.doc) if rule.doc else ""
+            raise RuleError("Could not execute validation rule '{}'{}".format(name, detail)) from e
+        if isinstance(result, (bool, celtypes.BoolType)):
+            return bool(result)
+        if isinstance(result, str):
+            return str(result)
+        raise RuleError("Validation rule '{}' must return bool or string; got {}".format(
+            name, type(result).__name__))
+
+    def _program(self, expr):
+        with self._lock:
+            program = self._programs.get(expr)
+        if program is None:
+            program = self._env.program(self._env.compile(expr))
+            with self._lock:
+                self._programs[expr] = program
+        return program
