@@ -17,6 +17,7 @@ This module is what :mod:`confluent_binding.schema_registry.serde` offers of the
 import abc
 import contextvars
 import enum
+import io
 import logging
 
 from ..serialization import MessageField, SerializationError
@@ -615,6 +616,24 @@ class _RuleRunner:
             raise
         except Exception as e:
             log.warning("Could not run post-rule action %s: %s", name, e)
+
+    def _encoding_rules_out(self, ctx, subject, selected, payload):
+        """A serializer's encoded payload after the selected schema's encoding rules."""
+        if selected is None or ctx is None or subject is None:
+            return payload
+        return self._execute_rules(ctx, subject, RuleMode.WRITE, None, selected.schema, payload,
+                                   None, None, phase=RulePhase.ENCODING)
+
+    def _encoding_rules_in(self, ctx, subject, writer_schema, payload, data):
+        """A deserializer's payload (a BytesIO at the record) after the writer's schema's
+        encoding rules (READ), as a BytesIO."""
+        if ctx is None or subject is None or writer_schema is None:
+            return payload
+        payload = self._execute_rules(ctx, subject, RuleMode.READ, None, writer_schema, payload,
+                                      None, None, data, phase=RulePhase.ENCODING)
+        if isinstance(payload, (bytes, bytearray)):
+            payload = io.BytesIO(payload)
+        return payload
 
     def _close_rules(self):
         """Close a dedicated rule registry's actions and executors (never the global one's)."""

@@ -382,6 +382,7 @@ class AvroSerializer(BaseSerializer):
                 strict_allow_default=self._strict_allow_default,
             )
             payload = buf.getvalue()
+        payload = self._encoding_rules_out(ctx, subject, selected, payload)
         return self._schema_id_serializer(payload, ctx, schema_id)
 
 
@@ -443,6 +444,7 @@ class AvroDeserializer(BaseDeserializer):
         writer = self._schemas.parse(writer_schema)
         if subject is None and ctx is not None and isinstance(writer, dict):
             subject = self._subject(ctx, writer.get("name"))
+        payload = self._encoding_rules_in(ctx, subject, writer_schema, payload, data)
         latest = self._get_reader_schema(subject) if subject is not None else None
         migrations = None
         if latest is not None:

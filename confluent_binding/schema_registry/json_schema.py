@@ -361,6 +361,7 @@ class JSONSerializer(BaseSerializer):
         encoded = self._json_encode(value)
         if isinstance(encoded, str):
             encoded = encoded.encode("utf8")
+        encoded = self._encoding_rules_out(ctx, subject, selected, encoded)
         return self._schema_id_serializer(encoded, ctx, schema_id)
 
 
@@ -421,6 +422,7 @@ class JSONDeserializer(BaseDeserializer):
             parsed, _ = self._schemas.parse(writer)
             if subject is None and ctx is not None and isinstance(parsed, dict):
                 subject = self._subject(ctx, parsed.get("title"))
+            payload = self._encoding_rules_in(ctx, subject, writer, payload, data)
             latest = self._get_reader_schema(subject) if subject is not None else None
             reader = latest.schema if latest is not None else (self._schema or writer)
             if latest is not None and ctx is not None:

@@ -300,7 +300,8 @@ class ProtobufSerializer(BaseSerializer):
         if selected is not None and ctx is not None and subject is not None:
             message = self._execute_rules(ctx, subject, RuleMode.WRITE, None, selected.schema,
                                           message, None, _field_transformer)
-        return self._schema_id_serializer(message.SerializeToString(), ctx, schema_id)
+        payload = self._encoding_rules_out(ctx, subject, selected, message.SerializeToString())
+        return self._schema_id_serializer(payload, ctx, schema_id)
 
 
 class ProtobufDeserializer(BaseDeserializer):
@@ -343,6 +344,7 @@ class ProtobufDeserializer(BaseDeserializer):
             writer = self._writer_schema(schema_id, subject)
             if subject is None and ctx is not None:
                 subject = self._subject(ctx, self._msg_class.DESCRIPTOR.full_name)
+            payload = self._encoding_rules_in(ctx, subject, writer, payload, data)
         msg = self._msg_class()
         try:
             msg.ParseFromString(payload.read())

@@ -558,3 +558,36 @@ def test_validation_rules_configuration_errors():
             with pytest.raises(ValueError) as info:
                 side.avro.AvroSerializer(side.mock({"url": "mock://"}), AVRO_V1, conf=conf)
             assert str(info.value) == message
+
+
+def test_encoding_rules_transform_the_encoded_payload():
+    def scenario(side):
+        base = side.rr.RuleExecutor
+
+        class Reverse(base):
+            """Reverses the encoded bytes on write and back on read."""
+
+            def type(self):
+                return "REVERSE"
+
+            def transform(self, ctx, message):
+                data = message if isinstance(message, bytes) else message.read()
+                return data[::-1]
+
+        client = side.mock({"url": "mock://"})
+        rule = side.rule("rev", "TRANSFORM", "WRITEREAD", "REVERSE", None)
+        schema = side.schema(AVRO_V1)
+        client.register_schema("t-value", side.sr.Schema(
+            schema.schema_str, "AVRO", [], None, side.sr.RuleSet([], [], [rule])))
+        registry = side.registry()
+        registry.register_executor(Reverse())
+        ser = side.avro.AvroSerializer(client, None, conf={"auto.register.schemas": False,
+                                                           "use.latest.version": True},
+                                       rule_registry=registry)
+        de = side.avro.AvroDeserializer(client, rule_registry=registry)
+        data = ser(dict(GOOD), side.ctx("t", side.field.VALUE, []))
+        return data, de(data, side.ctx("t", side.field.VALUE, []))
+
+    data, read = both(scenario)
+    assert data[5:] == b"".join([b"\x06ann", b"\x3e", b"\x02\x1aa@example.org"])[::-1]
+    assert read == GOOD
