@@ -66,6 +66,7 @@ MODULES = [
     "confluent_kafka.schema_registry.rules.cel.cel_executor",
     "confluent_kafka.schema_registry.rules.cel.cel_field_executor",
     "confluent_kafka.schema_registry.rules.cel.cel_validator",
+    "confluent_kafka.schema_registry.rules.cel.extra_func",
     "confluent_kafka.schema_registry.rules.jsonata.jsonata_executor",
     "confluent_kafka.schema_registry.rules.dlq.dlq_action",
 ]
@@ -84,9 +85,10 @@ SERDE_HELPERS = ("confluent-kafka's serde-building helpers (from its private _se
                  "imported into this module")
 ENCRYPTION = ("field-level encryption (ENCRYPT rules, their KMS drivers and the DEK registry "
               "client): not implemented")
-CEL_LIBRARY = ("confluent-kafka's own CEL function library (string formatting, decimal, "
-               "timestamp and variant functions, format validators, protobuf constraints): not "
-               "implemented (rules get cel-python's standard functions)")
+CEL_LIBRARY = ("the rest of confluent-kafka's own CEL library (its field-presence runner, "
+               "format(), decimal, timestamp and variant functions, protobuf constraints): not "
+               "implemented (rules get cel-python's standard functions and the isEmail()-style "
+               "checks of extra_func)")
 
 VARIANT = ("confluent-kafka's reader of the semi-structured Variant binary format (the "
            "confluent.type.Variant message itself is here): not implemented")
@@ -96,7 +98,7 @@ NOT_MIRRORED_MODULES = {
     "confluent_kafka.schema_registry.confluent.type.variant_utils": VARIANT,
     "confluent_kafka.schema_registry.rules.encryption": ENCRYPTION,
     **{"confluent_kafka.schema_registry.rules.cel." + m: CEL_LIBRARY for m in (
-        "cel_field_presence", "constraints", "decimal_funcs", "extra_func",
+        "cel_field_presence", "constraints", "decimal_funcs",
         "protobuf_result_writer", "string_format", "timestamp_funcs", "variant_funcs",
         "variant_path")},
 }
@@ -131,9 +133,9 @@ GAPS = {
                          "AsyncJSONSerializer", "AsyncJSONSerializerBuilder"], ASYNC_SERDES),
     },
     "confluent_kafka.schema_registry.rules.cel.cel_executor": dict.fromkeys(
-        ["EXTRA_FUNCS", "InterpretedRunner"], CEL_LIBRARY),
+        ["InterpretedRunner"], CEL_LIBRARY),
     "confluent_kafka.schema_registry.rules.cel.cel_validator": dict.fromkeys(
-        ["EXTRA_FUNCS", "InterpretedRunner", "decimal_boundary_value"], CEL_LIBRARY),
+        ["InterpretedRunner", "decimal_boundary_value"], CEL_LIBRARY),
     "confluent_kafka.schema_registry.protobuf": {
         **dict.fromkeys(["AsyncProtobufDeserializer", "AsyncProtobufDeserializerBuilder",
                          "AsyncProtobufSerializer", "AsyncProtobufSerializerBuilder"],

@@ -591,3 +591,32 @@ def test_encoding_rules_transform_the_encoded_payload():
     data, read = both(scenario)
     assert data[5:] == b"".join([b"\x06ann", b"\x3e", b"\x02\x1aa@example.org"])[::-1]
     assert read == GOOD
+
+
+def test_cel_string_checks_as_confluent():
+    from confluent_kafka.schema_registry.rules.cel import extra_func as ck_extra
+
+    from confluent_binding.schema_registry.rules.cel import extra_func
+
+    values = ["a@b.com", "x@localhost", "bad", "a@b@c", "John <a@b.com>", "a" * 65 + "@b.com",
+              "a@-b.com", "a@123", "", "http://x.com/p", "http://x.com", "/rel#f", "#frag",
+              "x:y#f", "127.0.0.1", "::1", "1.2.3", "123e4567-e89b-12d3-a456-426614174000",
+              "host.example", "a..b", "-a.b", "xn--abc.com", "12.34", "h_1.com"]
+    for name in ("is_email", "is_hostname", "is_ipv4", "is_ipv6", "is_uri", "is_uri_ref",
+                 "is_uuid"):
+        for value in values:
+            value = ck_cel.celtypes.StringType(value)
+            assert bool(getattr(extra_func, name)(value)) == bool(
+                getattr(ck_extra, name)(value)), (name, value)
+    for value in ("h:80", "[::1]:80", "[::1]", "h", "h:99999", "1.2.3.4:1", "[::1]x", ""):
+        for required in (True, False):
+            assert extra_func.validate_host_and_port(value, port_required=required) == \
+                ck_extra.validate_host_and_port(value, port_required=required)
+
+
+def test_cel_rules_can_use_the_string_checks():
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_V1, domain=[
+        ("mail", "CONDITION", "WRITE", "CEL_FIELD", "name == 'email' ; value.isEmail()")])],
+        [GOOD, dict(GOOD, email="not an address")]))
+    assert out[1] == ("ok", GOOD)
+    assert out[2][:2] == ("error", "SerializationError") and out[2][3] == "RuleConditionError"

@@ -18,10 +18,11 @@ from celpy import celtypes
 from ..._types import RuleKind, Schema
 from ...rule_registry import RuleRegistry
 from ...serde import FieldContext, RuleContext, RuleExecutor
+from .extra_func import EXTRA_FUNCS
 
-__all__ = ["CelExecutor", "DAYS_SHIFT", "FieldContext", "RuleContext", "RuleExecutor",
-           "RuleKind", "RuleRegistry", "Schema", "field_value_to_cel", "log", "msg_to_cel",
-           "to_cel", "from_cel"]
+__all__ = ["CelExecutor", "DAYS_SHIFT", "EXTRA_FUNCS", "FieldContext", "RuleContext",
+           "RuleExecutor", "RuleKind", "RuleRegistry", "Schema", "field_value_to_cel", "log",
+           "msg_to_cel", "to_cel", "from_cel"]
 
 log = logging.getLogger("confluent_binding.schema_registry")
 
@@ -170,7 +171,7 @@ class CelExecutor(RuleExecutor):
         with self._lock:
             program = self._programs.get(expr)
         if program is None:
-            program = self._env.program(self._env.compile(expr))
+            program = self._env.program(self._env.compile(expr), functions=EXTRA_FUNCS)
             with self._lock:
                 self._programs[expr] = program
         if "now" in expr and "now" not in args:

@@ -14,8 +14,9 @@ from celpy import celtypes
 
 from ...serde import RuleError, ValidationRule, ValidationRuleExecutor
 from .cel_executor import to_cel
+from .extra_func import EXTRA_FUNCS
 
-__all__ = ["CelValidator", "RuleError", "ValidationRule", "ValidationRuleExecutor"]
+__all__ = ["CelValidator", "EXTRA_FUNCS", "RuleError", "ValidationRule", "ValidationRuleExecutor"]
 
 
 class CelValidator(ValidationRuleExecutor):
@@ -56,7 +57,7 @@ class CelValidator(ValidationRuleExecutor):
         with self._lock:
             program = self._programs.get(expr)
         if program is None:
-            program = self._env.program(self._env.compile(expr))
+            program = self._env.program(self._env.compile(expr), functions=EXTRA_FUNCS)
             with self._lock:
                 self._programs[expr] = program
         return program
