@@ -29,6 +29,7 @@ pytest.importorskip("jsonata")
 import confluent_kafka as ck  # noqa: E402
 import confluent_kafka.schema_registry as ck_sr  # noqa: E402
 from confluent_kafka.schema_registry import avro as ck_avro  # noqa: E402
+from confluent_kafka.schema_registry import json_schema as ck_json  # noqa: E402
 from confluent_kafka.schema_registry import rule_registry as ck_rr  # noqa: E402
 from confluent_kafka.schema_registry.rules.cel import cel_executor as ck_cel  # noqa: E402
 from confluent_kafka.schema_registry.rules.cel import cel_field_executor as ck_cel_field  # noqa: E402
@@ -37,7 +38,7 @@ from confluent_kafka.schema_registry.rules.jsonata import jsonata_executor as ck
 
 import confluent_binding as cb  # noqa: E402
 import confluent_binding.schema_registry as sr  # noqa: E402
-from confluent_binding.schema_registry import avro, rule_registry  # noqa: E402
+from confluent_binding.schema_registry import avro, json_schema, rule_registry  # noqa: E402
 from confluent_binding.schema_registry.rules.cel import cel_executor, cel_field_executor  # noqa: E402
 from confluent_binding.schema_registry.rules.dlq import dlq_action  # noqa: E402
 from confluent_binding.schema_registry.rules.jsonata import jsonata_executor  # noqa: E402
@@ -160,11 +161,12 @@ def produce(side, conf, topic, records, value_serializer):
     return outcomes
 
 
-def consume(side, conf, topic, count, value_deserializer=None):
+def consume(side, conf, topic, count, value_deserializer=None, key_deserializer="str"):
     """(key, value, headers) of the (one-partition) topic's records, which must be ``count``."""
     consumer = side.kafka.DeserializingConsumer(dict(conf, **{
         "group.id": uuid.uuid4().hex, "auto.offset.reset": "earliest",
-        "key.deserializer": side.kafka.serialization.StringDeserializer(),
+        "key.deserializer": (side.kafka.serialization.StringDeserializer()
+                             if key_deserializer == "str" else key_deserializer),
         "value.deserializer": value_deserializer}))
     consumer.subscribe([topic])
     got = []
@@ -187,14 +189,18 @@ def both(scenario):
     return ours
 
 
-def test_registry_drops_rule_sets(schema_registry):
-    """Why the overlay: the registry gives a registered schema back without its ruleSet."""
+def test_what_the_registry_returns_of_a_rule_set(schema_registry):
+    """Why the overlay: Apicurio gives a registered schema back without its ruleSet (a registry
+    that keeps it, such as Confluent's, must give it back unchanged)."""
     client = sr.SchemaRegistryClient({"url": schema_registry.url})
     subject = "rules-" + uuid.uuid4().hex
-    side = Side(True)
-    rules = side.rule_set([("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0")])
+    rules = Side(True).rule_set([("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0")])
     client.register_schema(subject, sr.Schema(USER_V1, "AVRO", [], None, rules))
-    assert client.get_latest_version(subject).schema.rule_set is None
+    returned = client.get_latest_version(subject).schema.rule_set
+    if "/apis/ccompat/" in schema_registry.url:
+        assert returned is None
+    else:
+        assert returned == rules
 
 
 def test_cel_condition_rejects_a_bad_record(kafka_cluster, schema_registry, make_topic):
@@ -311,3 +317,69 @@ def test_dlq_action_sends_the_record_to_a_dead_letter_topic(kafka_cluster, schem
     assert headers[1:] == [("__rule.name", b"age_ok"), ("__rule.mode", b"WRITE"),
                            ("__rule.subject", b"<subject>"), ("__rule.topic", b"<topic>"),
                            ("__rule.exception", b"Rule expr failed: message.age >= 0")]
+
+
+USER_JSON = json.dumps({"type": "object", "title": "User", "properties": {
+    "name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name", "age"]})
+
+
+def test_read_rule_sends_the_consumed_bytes_to_the_dead_letter_topic(kafka_cluster,
+                                                                     schema_registry,
+                                                                     make_topic):
+    """A JSON Schema READ condition with onFailure DLQ: the consumer gets the error, the
+    dead-letter topic the record's key and value bytes as consumed (the key serde being a
+    Schema Registry one, the value serde knows the key)."""
+    conf = kafka_cluster.client_config()
+
+    def scenario(side):
+        topic, dead = make_topic(), make_topic()
+        client = side.client(schema_registry.url)
+        client.register_with_rules(topic + "-value", side.sr.Schema(
+            USER_JSON, "JSON", [], None, side.rule_set([
+                ("age_ok", "CONDITION", "READ", "CEL", "message.age >= 0", None, "DLQ")])))
+        json_mod = json_schema if side.ours else ck_json
+        key_ser = side.avro.AvroSerializer(client, '"string"')
+        value_ser = json_mod.JSONSerializer(USER_JSON, client,
+                                            conf={"auto.register.schemas": False})
+        producer = side.kafka.SerializingProducer(dict(conf, **{
+            "key.serializer": key_ser, "value.serializer": value_ser}))
+        for key, record in (("k0", GOOD), ("k1", BAD)):
+            producer.produce(topic, key=key, value=dict(record))
+        assert producer.flush(30) == 0
+        raw = consume(side, conf, topic, 2, key_deserializer=None)
+
+        action = side.dlq(dict(conf, **{"dlq.topic": dead, "dlq.auto.flush": True}))
+        consumer = side.kafka.DeserializingConsumer(dict(conf, **{
+            "group.id": uuid.uuid4().hex, "auto.offset.reset": "earliest",
+            "key.deserializer": side.avro.AvroDeserializer(client),
+            "value.deserializer": json_mod.JSONDeserializer(
+                None, schema_registry_client=client, rule_registry=side.registry(action))}))
+        consumer.subscribe([topic])
+        seen = []
+        deadline = time.monotonic() + 60
+        try:
+            while len(seen) < 2 and time.monotonic() < deadline:
+                try:
+                    msg = consumer.poll(1.0)
+                except Exception as e:
+                    inner = e.exception
+                    seen.append((type(e).__name__, type(inner).__name__, str(inner),
+                                 type(inner.__cause__).__name__))
+                    continue
+                if msg is not None:
+                    seen.append((msg.key(), msg.value()))
+        finally:
+            consumer.close()
+            action.close()
+        [(key, value, headers)] = consume(side, conf, dead, 1, key_deserializer=None)
+        names = {(topic + "-value").encode(): b"<subject>", topic.encode(): b"<topic>"}
+        return (seen, key == raw[1][0], value == raw[1][1],
+                [(k, names.get(v, v)) for k, v in headers])
+
+    seen, key_is_raw, value_is_raw, headers = both(scenario)
+    assert seen == [("k0", GOOD), ("ValueDeserializationError", "SerializationError",
+                                   "Rule failed: age_ok", "RuleConditionError")]
+    assert key_is_raw and value_is_raw
+    assert headers == [("__rule.name", b"age_ok"), ("__rule.mode", b"READ"),
+                       ("__rule.subject", b"<subject>"), ("__rule.topic", b"<topic>"),
+                       ("__rule.exception", b"Rule expr failed: message.age >= 0")]
