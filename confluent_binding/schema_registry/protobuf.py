@@ -9,6 +9,7 @@ message's index path in its file as zigzag varints (``[0]``, the first message, 
 import base64
 from decimal import Decimal
 
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
@@ -219,6 +220,81 @@ def _field_transformer(ctx, field_transform, message):
     return transform(ctx, message.DESCRIPTOR, message, field_transform)
 
 
+class _RegisteredFiles:
+    """Message classes for schemas read from the registry (a migration reads a record with the
+    writer's registered schema and builds it with the reader's): each schema's file and the
+    files it references go into one descriptor pool per schema."""
+
+    def __init__(self, registry):
+        self._registry = registry
+        self._pools = {}
+
+    def pool(self, schema):
+        key = (schema.schema_str,
+               tuple((r.name, r.subject, r.version) for r in schema.references or ()))
+        found = self._pools.get(key)
+        if found is None:
+            pool = descriptor_pool.DescriptorPool()
+            name = self._add(pool, schema, "default", set())
+            found = self._pools[key] = (pool, pool.FindFileByName(name))
+        return found
+
+    def _add(self, pool, schema, name, added):
+        for ref in schema.references or ():
+            if ref.name in added:
+                continue
+            added.add(ref.name)
+            if _is_builtin(ref.name):
+                self._add_known(pool, ref.name, added)
+                continue
+            referenced = self._registry.get_version(ref.subject, ref.version, True, "serialized")
+            self._add(pool, referenced.schema, ref.name, added)
+        proto = descriptor_pb2.FileDescriptorProto.FromString(
+            base64.standard_b64decode(schema.schema_str))
+        proto.name = proto.name or name
+        for dep in proto.dependency:
+            if _is_builtin(dep) and dep not in added:
+                added.add(dep)
+                self._add_known(pool, dep, added)
+        pool.Add(proto)
+        return proto.name
+
+    @staticmethod
+    def _add_known(pool, name, added):
+        """A well-known file (google/protobuf/..., confluent/...) from the default pool."""
+        try:
+            known = descriptor_pool.Default().FindFileByName(name)
+        except KeyError:
+            return
+        for dep in known.dependencies:
+            if dep.name not in added:
+                added.add(dep.name)
+                _RegisteredFiles._add_known(pool, dep.name, added)
+        proto = descriptor_pb2.FileDescriptorProto()
+        known.CopyToProto(proto)
+        pool.Add(proto)
+
+    def message_class(self, schema, indexes=None, name=None):
+        """The class of the message at ``indexes`` in ``schema``'s file, or of the message
+        called ``name`` there (else the file's first)."""
+        pool, file = self.pool(schema)
+        if name is not None and name in file.message_types_by_name:
+            return message_factory.GetMessageClass(file.message_types_by_name[name])
+        indexes = indexes or [0]
+        desc = file.message_types_by_name[list(file.message_types_by_name)[indexes[0]]]
+        for index in indexes[1:]:
+            desc = desc.nested_types[index]
+        return message_factory.GetMessageClass(desc)
+
+
+def _message_to_dict(message):
+    """A message as JSON-shaped values for migration rules (JSON field names, every field)."""
+    try:
+        return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    except TypeError:  # protobuf < 5.26
+        return json_format.MessageToDict(message, including_default_value_fields=True)
+
+
 def _check_deprecated_format(conf):
     value = conf.take_bool("use.deprecated.format")
     if value:
@@ -345,17 +421,39 @@ class ProtobufDeserializer(BaseDeserializer):
             if subject is None and ctx is not None:
                 subject = self._subject(ctx, self._msg_class.DESCRIPTOR.full_name)
             payload = self._encoding_rules_in(ctx, subject, writer, payload, data)
-        msg = self._msg_class()
-        try:
-            msg.ParseFromString(payload.read())
-        except DecodeError as e:
-            raise SerializationError(str(e))
+        latest = migrations = None
         if writer is not None and ctx is not None and subject is not None:
             latest = self._get_reader_schema(subject)
+            if latest is not None:
+                migrations = self._get_migrations(subject, writer, latest)
+        if migrations:
+            # read with the writer's registered schema, reshape, build the reader's message
+            files = self._files()
+            written = files.message_class(writer, schema_id.message_indexes)()
+            try:
+                written.ParseFromString(payload.read())
+            except DecodeError as e:
+                raise SerializationError(str(e))
+            obj = self._execute_migrations(ctx, subject, migrations, _message_to_dict(written))
+            reader_class = files.message_class(latest.schema, name=written.DESCRIPTOR.name)
+            msg = json_format.ParseDict(obj, reader_class())
+        else:
+            msg = self._msg_class()
+            try:
+                msg.ParseFromString(payload.read())
+            except DecodeError as e:
+                raise SerializationError(str(e))
+        if writer is not None and ctx is not None and subject is not None:
             reader = latest.schema if latest is not None else writer
             msg = self._execute_rules(ctx, subject, RuleMode.READ, None, reader, msg, None,
                                       _field_transformer, data)
         return msg
+
+    def _files(self):
+        files = getattr(self, "_registered_files", None)
+        if files is None:
+            files = self._registered_files = _RegisteredFiles(self._registry)
+        return files
 
 
 class ProtobufSerializerBuilder(_SerdeBuilder, SerializerBuilder):

@@ -620,3 +620,50 @@ def test_cel_rules_can_use_the_string_checks():
         [GOOD, dict(GOOD, email="not an address")]))
     assert out[1] == ("ok", GOOD)
     assert out[2][:2] == ("error", "SerializationError") and out[2][3] == "RuleConditionError"
+
+
+def test_protobuf_migration_builds_the_readers_message():
+    import base64
+
+    from confluent_kafka.schema_registry import protobuf as ck_pb
+    from google.protobuf import descriptor_pb2
+    from google.protobuf.json_format import MessageToDict
+
+    from confluent_binding.schema_registry import protobuf
+
+    from tests.support.protobuf_messages import build_messages
+
+    _, order, _ = build_messages()
+    v1_proto = descriptor_pb2.FileDescriptorProto.FromString(order.DESCRIPTOR.file.serialized_pb)
+    v2_proto = descriptor_pb2.FileDescriptorProto()
+    v2_proto.CopyFrom(v1_proto)
+    [v2_order] = [m for m in v2_proto.message_type if m.name == "Order"]
+    v2_order.field[1].name = "comment"
+    v2_order.field[1].json_name = "comment"
+    upgrade = "$merge([$sift($, function($v, $k) {$k != 'note'}), {'comment': $.note}])"
+
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        address = order.DESCRIPTOR.fields_by_name["ship_to"].message_type
+        client.register_schema("common/address.proto", side.sr.Schema(
+            base64.standard_b64encode(address.file.serialized_pb).decode(), "PROTOBUF"))
+        ref = side.sr.SchemaReference("common/address.proto", "common/address.proto", 1)
+        for proto, rules in ((v1_proto, None), (v2_proto, side.schema("", migration=[
+                ("up", "TRANSFORM", "UPGRADE", "JSONATA", upgrade)]).rule_set)):
+            text = base64.standard_b64encode(proto.SerializeToString()).decode()
+            client.register_schema("t-value", side.sr.Schema(text, "PROTOBUF", [ref], None,
+                                                             rules))
+        module = protobuf if side.ours else ck_pb
+        registry = side.registry()
+        ser = module.ProtobufSerializer(order, client, {"auto.register.schemas": False},
+                                        rule_registry=registry)
+        de = module.ProtobufDeserializer(order, {"use.latest.version": True},
+                                         schema_registry_client=client, rule_registry=registry)
+        ctx = side.ctx("t", side.field.VALUE, [])
+        read = de(ser(order(id=4, note="n", ship_to={"city": "Oslo"}), ctx), ctx)
+        return read.DESCRIPTOR.full_name, [f.name for f in read.DESCRIPTOR.fields], \
+            MessageToDict(read, preserving_proto_field_name=True)
+
+    name, fields, read = both(scenario)
+    assert (name, fields) == ("shop.Order", ["id", "comment", "ship_to"])
+    assert read == {"id": 4, "comment": "n", "ship_to": {"city": "Oslo"}}
