@@ -8,6 +8,10 @@ id are offered a resolver that fetches it on first use, so creating a client nev
 broker.
 """
 
+import asyncio
+import collections
+import concurrent.futures
+import inspect
 import logging
 import threading
 
@@ -16,45 +20,29 @@ from .serialization import MessageField, SerializationContext
 
 log = logging.getLogger(__name__)
 
+#: Seconds a serde waits for the cluster id (the Java client's default ``max.block.ms``).
 CLUSTER_ID_TIMEOUT = 60.0
 
+#: One of a client's serdes as its configuration gives it: the property, the ready-made serde
+#: or the builder (at most one of them set) and whether it is the key's.
+SerdeSpec = collections.namedtuple("SerdeSpec", ["prop", "serde", "builder", "is_key"])
 
-def take_serdes(conf, key_prop, value_prop):
-    """Pop the key/value serdes and builders from a copy of ``conf``; run the builders.
 
-    Returns ``(key_serde, value_serde, owned, client_conf)``: ``owned`` lists the serdes built
-    here; ``client_conf`` keeps only the properties every builder handed back.
-    """
-    if not isinstance(conf, dict):
-        raise TypeError("expected configuration dict")
-    client_conf = dict(conf)
+def pop_serde_props(conf, key_prop, value_prop):
+    """``([key SerdeSpec, value SerdeSpec], the rest of conf)``: takes ``key_prop``,
+    ``value_prop`` and their ``.builder`` properties from a copy of ``conf``, running nothing.
+    A serde and its builder both given: ValueError."""
+    rest = dict(conf)
     specs = []
     for prop, is_key in ((key_prop, True), (value_prop, False)):
         builder_prop = prop + ".builder"
-        serde = client_conf.pop(prop, None)
-        builder = client_conf.pop(builder_prop, None)
+        serde = rest.pop(prop, None)
+        builder = rest.pop(builder_prop, None)
         if serde is not None and builder is not None:
             raise ValueError("Cannot configure both {} and {}; use one or the other"
                              .format(prop, builder_prop))
-        specs.append((prop, serde, builder, is_key))
-
-    serdes, owned, leftovers = [], [], []
-    try:
-        for prop, serde, builder, is_key in specs:
-            if builder is not None:
-                serde, leftover = _checked_build_result(
-                    prop, builder.build(dict(client_conf), is_key))
-                owned.append(serde)
-                leftovers.append(leftover)
-            serdes.append(serde)
-    except BaseException:
-        close_quietly(owned)
-        raise
-    if leftovers:
-        # a property any builder consumed never reaches librdkafka
-        client_conf = {k: v for k, v in leftovers[-1].items()
-                       if all(k in left for left in leftovers[:-1])}
-    return serdes[0], serdes[1], owned, client_conf
+        specs.append(SerdeSpec(prop, serde, builder, is_key))
+    return specs, rest
 
 
 def _checked_build_result(prop, result):
@@ -62,42 +50,151 @@ def _checked_build_result(prop, result):
         serde, leftover = result
     except (TypeError, ValueError):
         raise ValueError("{}.builder must return a (serde, configuration) tuple from build(), "
-                         "got {}".format(prop, type(result).__name__))
+                         "got {}".format(prop, type(result).__name__)) from None
     if not isinstance(leftover, dict):
         raise ValueError("{}.builder returned {} as the leftover configuration from build(), "
                          "expected a dict".format(prop, type(leftover).__name__))
     return serde, leftover
 
 
-def offer_cluster_id(client, serdes):
-    """Hand every serde that has ``set_cluster_id_resolver`` one resolver over ``client``."""
-    resolver = ClusterIdResolver(client)
-    for serde in serdes:
-        setter = getattr(serde, "set_cluster_id_resolver", None)
-        if callable(setter):
-            setter(resolver)
+def _client_conf(conf, leftovers):
+    # a property any builder consumed never reaches librdkafka
+    if not leftovers:
+        return conf
+    return {k: v for k, v in leftovers[-1].items() if all(k in left for left in leftovers[:-1])}
 
 
-class ClusterIdResolver:
-    """Callable returning the client's cluster id; concurrent callers share one broker wait."""
+def build_serdes(specs, conf):
+    """Run the specs' builders, each on a copy of the whole client ``conf``.
 
-    def __init__(self, client, timeout=CLUSTER_ID_TIMEOUT):
-        self._client = client
+    Returns ``(serdes in spec order, those built here (the client owns them), the client's
+    configuration)``: what every builder handed back. A builder that fails closes the serdes
+    built before it.
+    """
+    serdes, owned, leftovers = [], [], []
+    try:
+        for spec in specs:
+            serde = spec.serde
+            if spec.builder is not None:
+                serde, leftover = _checked_build_result(
+                    spec.prop, spec.builder.build(dict(conf), spec.is_key))
+                owned.append(serde)
+                leftovers.append(leftover)
+            serdes.append(serde)
+    except BaseException:
+        _close_quietly(owned)
+        raise
+    return serdes, owned, _client_conf(conf, leftovers)
+
+
+async def maybe_await(result):
+    """``result``, awaited first if it is awaitable (an asyncio serde's call)."""
+    if inspect.isawaitable(result):
+        return await result
+    return result
+
+
+async def async_build_serdes(specs, conf):
+    """:func:`build_serdes` for the asyncio clients: a builder's ``build()`` may return a
+    coroutine (the asyncio Schema Registry builders do)."""
+    serdes, owned, leftovers = [], [], []
+    try:
+        for spec in specs:
+            serde = spec.serde
+            if spec.builder is not None:
+                serde, leftover = _checked_build_result(
+                    spec.prop, await maybe_await(spec.builder.build(dict(conf), spec.is_key)))
+                owned.append(serde)
+                leftovers.append(leftover)
+            serdes.append(serde)
+    except BaseException:
+        try:
+            await async_close_serdes(owned)
+        except Exception:
+            pass
+        raise
+    return serdes, owned, _client_conf(conf, leftovers)
+
+
+class SharedClusterIdResolver:
+    """Calls ``cluster_id(timeout=...)`` for whoever calls it; callers arriving while a call is
+    under way wait for that call instead of starting their own. Nothing is kept afterwards
+    (librdkafka caches the id; a failure is retried by the next caller)."""
+
+    def __init__(self, cluster_id, timeout=CLUSTER_ID_TIMEOUT):
+        self._cluster_id = cluster_id
         self._timeout = timeout
         self._lock = threading.Lock()
+        self._pending = None
 
     def __call__(self):
-        # one caller waits on the broker; the others queue on the lock and find the id cached by
-        # librdkafka once the first returns
         with self._lock:
-            cluster_id = getattr(self._client, "cluster_id", None)
-            if callable(cluster_id):
-                return cluster_id(timeout=self._timeout)
-            return self._client.list_topics(timeout=self._timeout).cluster_id
+            pending = self._pending
+            first = pending is None
+            if first:
+                pending = self._pending = concurrent.futures.Future()
+        if not first:
+            return pending.result()
+        try:
+            cluster_id = self._cluster_id(timeout=self._timeout)
+        except BaseException as e:
+            self._done(pending)
+            pending.set_exception(e)
+            raise
+        self._done(pending)
+        pending.set_result(cluster_id)
+        return cluster_id
+
+    def _done(self, pending):
+        # forgotten before it completes: a woken waiter calling again starts a new call
+        with self._lock:
+            if self._pending is pending:
+                self._pending = None
 
 
-def close_all(serdes):
-    """Close each serde that has ``close()``; re-raise the first failure after trying them all."""
+class AsyncSharedClusterIdResolver:
+    """:class:`SharedClusterIdResolver` for the asyncio clients: concurrent awaiters share one
+    ``await cluster_id(timeout=...)``; an awaiter cancelled leaves it running for the rest."""
+
+    def __init__(self, cluster_id, timeout=CLUSTER_ID_TIMEOUT):
+        self._cluster_id = cluster_id
+        self._timeout = timeout
+        self._pending = None
+
+    async def __call__(self):
+        if self._pending is None:
+            self._pending = asyncio.get_running_loop().create_task(self._resolve())
+        return await asyncio.shield(self._pending)
+
+    async def _resolve(self):
+        try:
+            return await self._cluster_id(timeout=self._timeout)
+        finally:
+            self._pending = None
+
+
+def _offer(setter, resolver, serdes):
+    for serde in serdes:
+        set_resolver = getattr(serde, setter, None)
+        if callable(set_resolver):
+            set_resolver(resolver)
+
+
+def propagate_cluster_id_resolver(resolver, serdes):
+    """Give ``resolver`` to every serde with ``set_cluster_id_resolver`` (None and plain
+    callables are skipped); those needing the cluster id call it on their first look-up."""
+    _offer("set_cluster_id_resolver", resolver, serdes)
+
+
+def propagate_async_cluster_id_resolver(resolver, serdes):
+    """Give the coroutine function ``resolver`` to every serde with
+    ``set_async_cluster_id_resolver`` (the asyncio serdes)."""
+    _offer("set_async_cluster_id_resolver", resolver, serdes)
+
+
+def close_serdes(serdes):
+    """Close each serde that has ``close()``; re-raise the first failure after trying them all
+    (later ones are logged)."""
     first = None
     for serde in serdes:
         close = getattr(serde, "close", None)
@@ -114,11 +211,52 @@ def close_all(serdes):
         raise first
 
 
-def close_quietly(serdes):
+async def async_close_serdes(serdes):
+    """:func:`close_serdes` for the asyncio clients: ``await serde.aclose()`` where a serde has
+    it, else its ``close()`` (awaited if it is a coroutine)."""
+    first = None
+    for serde in serdes:
+        close = getattr(serde, "aclose", None)
+        if not callable(close):
+            close = getattr(serde, "close", None)
+        if not callable(close):
+            continue
+        try:
+            await maybe_await(close())
+        except BaseException as e:
+            if first is None:
+                first = e
+            else:
+                log.warning("Failed to close serde %r", serde, exc_info=True)
+    if first is not None:
+        raise first
+
+
+def _close_quietly(serdes):
     try:
-        close_all(serdes)
+        close_serdes(serdes)
     except Exception:
         pass
+
+
+def take_serdes(conf, key_prop, value_prop):
+    """``(key serde, value serde, owned serdes, client conf)`` for a blocking client."""
+    if not isinstance(conf, dict):
+        raise TypeError("expected configuration dict")
+    specs, rest = pop_serde_props(conf, key_prop, value_prop)
+    (key_serde, value_serde), owned, client_conf = build_serdes(specs, rest)
+    return key_serde, value_serde, owned, client_conf
+
+
+def set_up(client, serdes, owned, init):
+    """Run ``init()`` (the client's own constructor), then offer the serdes a cluster-id
+    resolver over ``client``; on failure close the ``owned`` serdes and re-raise."""
+    try:
+        init()
+        propagate_cluster_id_resolver(SharedClusterIdResolver(client.cluster_id), serdes)
+    except BaseException:
+        _close_quietly(owned)
+        raise
 
 
 def deserialize(msg, key_deserializer, value_deserializer):

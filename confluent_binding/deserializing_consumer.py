@@ -1,7 +1,16 @@
 """DeserializingConsumer: a Consumer whose poll() runs key and value deserializers."""
 
 from ._core import Consumer, Message  # noqa: F401  (confluent's module offers Message too)
-from ._serdes import close_all, close_quietly, deserialize, offer_cluster_id, take_serdes
+from ._serdes import (  # noqa: F401  (confluent's module offers these helpers too)
+    SharedClusterIdResolver,
+    build_serdes,
+    close_serdes,
+    deserialize,
+    pop_serde_props,
+    propagate_cluster_id_resolver,
+    set_up,
+    take_serdes,
+)
 from .error import (  # noqa: F401  (and these, as confluent's does)
     ConsumeError,
     KeyDeserializationError,
@@ -29,19 +38,14 @@ class DeserializingConsumer(Consumer):
     def __init__(self, conf):
         (self._key_deserializer, self._value_deserializer, self._owned_serdes,
          client_conf) = take_serdes(conf, "key.deserializer", "value.deserializer")
-        try:
-            super().__init__(client_conf)
-            offer_cluster_id(self, (self._key_deserializer, self._value_deserializer))
-        except BaseException:
-            owned, self._owned_serdes = self._owned_serdes, []
-            close_quietly(owned)
-            raise
+        set_up(self, (self._key_deserializer, self._value_deserializer), self._owned_serdes,
+               lambda: super(DeserializingConsumer, self).__init__(client_conf))
 
     def close(self):
         """Close the consumer, then the deserializers it built (ready-made ones stay open)."""
         super().close()
         owned, self._owned_serdes = self._owned_serdes, []
-        close_all(owned)
+        close_serdes(owned)
 
     def __exit__(self, exc_type, exc_value, traceback):
         self.close()

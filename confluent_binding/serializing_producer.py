@@ -1,7 +1,15 @@
 """SerializingProducer: a Producer whose produce() runs key and value serializers first."""
 
 from ._core import Producer
-from ._serdes import close_all, close_quietly, offer_cluster_id, take_serdes
+from ._serdes import (  # noqa: F401  (confluent's module offers these helpers too)
+    SharedClusterIdResolver,
+    build_serdes,
+    close_serdes,
+    pop_serde_props,
+    propagate_cluster_id_resolver,
+    set_up,
+    take_serdes,
+)
 from .error import KeySerializationError, ValueSerializationError
 from .serialization import MessageField, SerializationContext
 
@@ -25,20 +33,15 @@ class SerializingProducer(Producer):
         self._key_serializer, self._value_serializer, self._owned_serdes, client_conf = take_serdes(
             conf, "key.serializer", "value.serializer")
         self._closed = False
-        try:
-            super().__init__(client_conf)
-            offer_cluster_id(self, (self._key_serializer, self._value_serializer))
-        except BaseException:
-            owned, self._owned_serdes = self._owned_serdes, []
-            close_quietly(owned)
-            raise
+        set_up(self, (self._key_serializer, self._value_serializer), self._owned_serdes,
+               lambda: super(SerializingProducer, self).__init__(client_conf))
 
     def close(self, *args, **kwargs):
         """Close the producer, then the serializers it built (ready-made ones stay open)."""
         result = super().close(*args, **kwargs)
         self._closed = True
         owned, self._owned_serdes = self._owned_serdes, []
-        close_all(owned)
+        close_serdes(owned)
         return result
 
     def __exit__(self, exc_type, exc_value, traceback):

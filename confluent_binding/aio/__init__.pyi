@@ -2,7 +2,7 @@
 
 import asyncio
 from concurrent.futures import Executor
-from typing import Any, Awaitable, Callable, Dict, List, Optional, Tuple, Union
+from typing import Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple, Union
 
 from .._core import (
     ConsumerGroupMetadata,
@@ -93,10 +93,21 @@ class AIOConsumer(_HandleCalls):
     def __del__(self) -> None: ...
 
 class AsyncSerializingProducer(AIOProducer):
+    # created with await: ``producer = await AsyncSerializingProducer(conf)``
+    def __new__(  # type: ignore[misc]
+            cls, conf: Dict[str, Any], **kwargs: Any
+    ) -> Coroutine[Any, Any, "AsyncSerializingProducer"]: ...
     async def produce(  # type: ignore[override]
             self, topic: str, key: Any = None, value: Any = None, partition: int = -1,
-            on_delivery: Optional[_DeliveryCallback] = None, timestamp: int = 0,
-            headers: Optional[_Headers] = None) -> asyncio.Future[Message]: ...
+            timestamp: int = 0, headers: Optional[_Headers] = None,
+            on_delivery: Optional[_DeliveryCallback] = None) -> asyncio.Future[Message]: ...
+    async def close(self) -> None: ...
 
 class AsyncDeserializingConsumer(AIOConsumer):
+    # created with await: ``consumer = await AsyncDeserializingConsumer(conf)``
+    def __new__(  # type: ignore[misc]
+            cls, conf: Dict[str, Any], **kwargs: Any
+    ) -> Coroutine[Any, Any, "AsyncDeserializingConsumer"]: ...
+    async def poll(self, timeout: float = -1) -> Optional[Message]: ...
     async def consume(self, num_messages: int = 1, timeout: float = -1) -> List[Message]: ...
+    async def close(self) -> None: ...

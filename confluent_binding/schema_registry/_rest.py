@@ -7,7 +7,10 @@ here.  Connections are kept alive and reused (a small pool per registry URL).
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextvars
+import functools
 import http.client
 import json
 import os
@@ -35,6 +38,51 @@ _ACCEPT = (
 _CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 _BEARER_SOURCES = ("OAUTHBEARER", "OAUTHBEARER_AZURE_IMDS", "STATIC_TOKEN", "CUSTOM")
 _AZURE_IMDS_ENDPOINT = "http://169.254.169.254/metadata/identity/oauth2/token"
+
+
+class WouldBlock(BaseException):
+    """Raised instead of sending a request while :func:`cached_only` is in force: the answer
+    is not cached and getting it would block.  A BaseException, so that no ``except
+    Exception`` between the request and the :func:`cached_only` block turns it into an
+    error."""
+
+
+_no_requests = threading.local()
+
+
+class cached_only:
+    """``with cached_only():`` this thread sends no request (:class:`WouldBlock` instead):
+    what runs inside may only use what the clients have cached.  The asyncio serdes and
+    client run their blocking counterparts this way on the event loop, and in a worker thread
+    only when a request is needed."""
+
+    def __enter__(self) -> None:
+        self._outer = getattr(_no_requests, "on", False)
+        _no_requests.on = True
+
+    def __exit__(self, *exc: Any) -> None:
+        _no_requests.on = self._outer
+
+
+def may_block() -> bool:
+    """False inside :func:`cached_only`: the caller must not wait (for a request, or a lock
+    a request may be holding)."""
+    return not getattr(_no_requests, "on", False)
+
+
+async def run_blocking(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``func(*args, **kwargs)`` for a coroutine: on the event loop's thread when it needs
+    nothing but cached answers (the common case, no thread hop), else again in the loop's
+    default executor, so the loop never waits on the registry."""
+    try:
+        with cached_only():
+            return func(*args, **kwargs)
+    except WouldBlock:
+        pass
+    context = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(
+        None, functools.partial(context.run, func, *args, **kwargs)
+    )
 
 
 def is_success(status_code: int) -> bool:
@@ -495,6 +543,8 @@ class RestClient:
         decoded JSON (``None`` for an empty answer).  An error answer raises
         :class:`SchemaRegistryError` with the registry's code; no answer from any URL raises
         :class:`SchemaRegistryConnectionError`."""
+        if not may_block():
+            raise WouldBlock()
         data = None if body is None else json.dumps(body).encode("utf-8")
         headers = self._headers(data)
         qs = _query_string(query)

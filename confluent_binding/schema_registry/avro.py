@@ -12,6 +12,7 @@ from fastavro.schema import expand_schema, load_schema
 from fastavro.validation import validate
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
+from ._async import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
 from ._rules import (
     VALIDATION_RULES_PROP,
     FieldType,
@@ -25,7 +26,9 @@ from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
 __all__ = ["AvroSerializer", "AvroDeserializer", "AvroSerializerBuilder", "AvroDeserializerBuilder",
            "transform", "get_type", "get_inline_tags", "validate_message",
-           "LocalSchemaRepository", "parse_schema_with_repo", "AvroMessage", "AvroSchema"]
+           "LocalSchemaRepository", "parse_schema_with_repo", "AvroMessage", "AvroSchema",
+           "AsyncAvroSerializer", "AsyncAvroDeserializer", "AsyncAvroSerializerBuilder",
+           "AsyncAvroDeserializerBuilder"]
 
 #: what an Avro datum is in Python: null, string/enum, float/double, int/long, fixed as
 #: Decimal, boolean, bytes, array, map/record, a (type name, value) union branch
@@ -487,8 +490,10 @@ class AvroSerializerBuilder(_SerdeBuilder, SerializerBuilder):
     )
     _init_field = "serializer_init"
 
+    _serde_type = AvroSerializer
+
     def _make(self, client, v):
-        return AvroSerializer(
+        return self._serde_type(
             client,
             v["schema"],
             v["to_dict"],
@@ -514,8 +519,10 @@ class AvroDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
     )
     _init_field = "deserializer_init"
 
+    _serde_type = AvroDeserializer
+
     def _make(self, client, v):
-        return AvroDeserializer(
+        return self._serde_type(
             client,
             v["schema"],
             v["from_dict"],
@@ -524,3 +531,38 @@ class AvroDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
             v["rule_config"],
             v["rule_registry"],
         )
+
+
+class AsyncAvroSerializer(AsyncBaseSerializer):
+    """The asyncio AvroSerializer: ``ser = await AsyncAvroSerializer(...)`` with
+    AvroSerializer's arguments (the client an :class:`AsyncSchemaRegistryClient`), then
+    ``data = await ser(obj, ctx)``; the same bytes as AvroSerializer."""
+
+    _blocking_type = AvroSerializer
+
+
+class AsyncAvroDeserializer(AsyncBaseDeserializer):
+    """The asyncio AvroDeserializer: ``de = await AsyncAvroDeserializer(...)`` with
+    AvroDeserializer's arguments, then ``obj = await de(data, ctx)``."""
+
+    _blocking_type = AvroDeserializer
+
+
+class AsyncAvroSerializerBuilder(_AsyncSerdeBuilder, SerializerBuilder):
+    """AvroSerializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
+    AsyncAvroSerializer (``serializer_init`` may be a coroutine function)."""
+
+    _fields = AvroSerializerBuilder._fields
+    _init_field = AvroSerializerBuilder._init_field
+    _make = AvroSerializerBuilder._make
+    _serde_type = AsyncAvroSerializer
+
+
+class AsyncAvroDeserializerBuilder(_AsyncSerdeBuilder, DeserializerBuilder):
+    """AvroDeserializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
+    AsyncAvroDeserializer."""
+
+    _fields = AvroDeserializerBuilder._fields
+    _init_field = AvroDeserializerBuilder._init_field
+    _make = AvroDeserializerBuilder._make
+    _serde_type = AsyncAvroDeserializer

@@ -15,6 +15,7 @@ from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
+from ._async import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
 from ._rules import (
     VALIDATION_RULES_PROP,
     FieldType,
@@ -28,7 +29,9 @@ from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
 
 __all__ = ["JSONSerializer", "JSONDeserializer", "JSONSerializerBuilder", "JSONDeserializerBuilder",
            "DEFAULT_SPEC", "transform", "get_type", "get_inline_tags", "validate_message",
-           "JsonMessage", "JsonSchema"]
+           "JsonMessage", "JsonSchema",
+           "AsyncJSONSerializer", "AsyncJSONDeserializer", "AsyncJSONSerializerBuilder",
+           "AsyncJSONDeserializerBuilder"]
 
 #: what a JSON document is in Python (and the Decimal, bytes and tuple values Confluent's
 #: field rules may hand over)
@@ -460,8 +463,10 @@ class JSONSerializerBuilder(_SerdeBuilder, SerializerBuilder):
     )
     _init_field = "serializer_init"
 
+    _serde_type = JSONSerializer
+
     def _make(self, client, v):
-        return JSONSerializer(
+        return self._serde_type(
             v["schema"],
             client,
             v["to_dict"],
@@ -488,8 +493,10 @@ class JSONDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
     )
     _init_field = "deserializer_init"
 
+    _serde_type = JSONDeserializer
+
     def _make(self, client, v):
-        return JSONDeserializer(
+        return self._serde_type(
             v["schema"],
             v["from_dict"],
             client,
@@ -498,3 +505,38 @@ class JSONDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
             v["rule_registry"],
             v["json_decode"],
         )
+
+
+class AsyncJSONSerializer(AsyncBaseSerializer):
+    """The asyncio JSONSerializer: ``ser = await AsyncJSONSerializer(...)`` with
+    JSONSerializer's arguments (the client an :class:`AsyncSchemaRegistryClient`), then
+    ``data = await ser(obj, ctx)``; the same bytes as JSONSerializer."""
+
+    _blocking_type = JSONSerializer
+
+
+class AsyncJSONDeserializer(AsyncBaseDeserializer):
+    """The asyncio JSONDeserializer: ``de = await AsyncJSONDeserializer(...)`` with
+    JSONDeserializer's arguments, then ``obj = await de(data, ctx)``."""
+
+    _blocking_type = JSONDeserializer
+
+
+class AsyncJSONSerializerBuilder(_AsyncSerdeBuilder, SerializerBuilder):
+    """JSONSerializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
+    AsyncJSONSerializer (``serializer_init`` may be a coroutine function)."""
+
+    _fields = JSONSerializerBuilder._fields
+    _init_field = JSONSerializerBuilder._init_field
+    _make = JSONSerializerBuilder._make
+    _serde_type = AsyncJSONSerializer
+
+
+class AsyncJSONDeserializerBuilder(_AsyncSerdeBuilder, DeserializerBuilder):
+    """JSONDeserializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
+    AsyncJSONDeserializer."""
+
+    _fields = JSONDeserializerBuilder._fields
+    _init_field = JSONDeserializerBuilder._init_field
+    _make = JSONDeserializerBuilder._make
+    _serde_type = AsyncJSONDeserializer

@@ -14,6 +14,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
+from ._async import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
 from ._rules import FieldType, RuleConditionError
 from ._types import RuleKind, RuleMode
 from .confluent.type import decimal_pb2
@@ -33,6 +34,10 @@ __all__ = [
     "validate_message",
     "decimal_to_protobuf",
     "protobuf_to_decimal",
+    "AsyncProtobufSerializer",
+    "AsyncProtobufDeserializer",
+    "AsyncProtobufSerializerBuilder",
+    "AsyncProtobufDeserializerBuilder",
 ]
 
 _PROTOBUF = "PROTOBUF"
@@ -470,8 +475,10 @@ class ProtobufSerializerBuilder(_SerdeBuilder, SerializerBuilder):
     )
     _init_field = "serializer_init"
 
+    _serde_type = ProtobufSerializer
+
     def _make(self, client, v):
-        return ProtobufSerializer(
+        return self._serde_type(
             v["message_type"], client, v["serializer_config"], v["rule_config"], v["rule_registry"]
         )
 
@@ -490,11 +497,48 @@ class ProtobufDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
     )
     _init_field = "deserializer_init"
 
+    _serde_type = ProtobufDeserializer
+
     def _make(self, client, v):
-        return ProtobufDeserializer(
+        return self._serde_type(
             v["message_type"],
             v["deserializer_config"],
             client,
             v["rule_config"],
             v["rule_registry"],
         )
+
+
+class AsyncProtobufSerializer(AsyncBaseSerializer):
+    """The asyncio ProtobufSerializer: ``ser = await AsyncProtobufSerializer(...)`` with
+    ProtobufSerializer's arguments (the client an :class:`AsyncSchemaRegistryClient`), then
+    ``data = await ser(obj, ctx)``; the same bytes as ProtobufSerializer."""
+
+    _blocking_type = ProtobufSerializer
+
+
+class AsyncProtobufDeserializer(AsyncBaseDeserializer):
+    """The asyncio ProtobufDeserializer: ``de = await AsyncProtobufDeserializer(...)`` with
+    ProtobufDeserializer's arguments, then ``obj = await de(data, ctx)``."""
+
+    _blocking_type = ProtobufDeserializer
+
+
+class AsyncProtobufSerializerBuilder(_AsyncSerdeBuilder, SerializerBuilder):
+    """ProtobufSerializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
+    AsyncProtobufSerializer (``serializer_init`` may be a coroutine function)."""
+
+    _fields = ProtobufSerializerBuilder._fields
+    _init_field = ProtobufSerializerBuilder._init_field
+    _make = ProtobufSerializerBuilder._make
+    _serde_type = AsyncProtobufSerializer
+
+
+class AsyncProtobufDeserializerBuilder(_AsyncSerdeBuilder, DeserializerBuilder):
+    """ProtobufDeserializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
+    AsyncProtobufDeserializer."""
+
+    _fields = ProtobufDeserializerBuilder._fields
+    _init_field = ProtobufDeserializerBuilder._init_field
+    _make = ProtobufDeserializerBuilder._make
+    _serde_type = AsyncProtobufDeserializer

@@ -7,7 +7,6 @@ same methods as coroutines.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import threading
 import time
@@ -21,6 +20,7 @@ from ._rest import (
     is_retriable,
     is_success,
     normalize_identity_pool,
+    run_blocking,
     urlencode,
 )
 from ._types import (
@@ -748,8 +748,9 @@ _ASYNC_METHODS = [
 class AsyncSchemaRegistryClient:
     """:class:`SchemaRegistryClient`'s methods as coroutines, for asyncio applications.
 
-    Each call runs the blocking client in the event loop's default executor, so the loop keeps
-    running while a request is under way; the caches are shared by all calls.
+    A call answered from the caches returns at once, on the loop; one that needs a request runs
+    the blocking client in the event loop's default executor, so the loop keeps running while
+    the request is under way. The caches are shared by all calls.
     """
 
     def __init__(self, conf: dict):
@@ -775,10 +776,7 @@ class AsyncSchemaRegistryClient:
         return self._client.config()
 
     async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            None, functools.partial(getattr(self._client, name), *args, **kwargs)
-        )
+        return await run_blocking(getattr(self._client, name), *args, **kwargs)
 
     async def clear_latest_caches(self) -> None:
         self._client.clear_latest_caches()

@@ -9,13 +9,17 @@ This module imports nothing from the registry client at load time, so the packag
 ``__init__`` can re-export its names.
 """
 
+import collections
+import enum
 import io
+import logging
 import struct
 import threading
 import uuid
 from typing import Any, Callable
 
 from ..serialization import Deserializer, MessageField, SerializationError, Serializer
+from ._rest import WouldBlock, may_block
 from ._rules import (
     DLQ_HEADER_PREFIX,
     DLQ_RULE_EXCEPTION_HEADER,
@@ -48,6 +52,7 @@ from ._rules import (
     parse_validation_rules,
     set_original_key,
 )
+from .error import SchemaRegistryError
 
 __all__ = [
     "SchemaId",
@@ -59,6 +64,7 @@ __all__ = [
     "prefix_schema_id_serializer",
     "dual_schema_id_deserializer",
     "prefix_schema_id_deserializer",
+    "BaseSerde",
     "BaseSerializer",
     "BaseDeserializer",
     # data-contract rules
@@ -93,6 +99,18 @@ __all__ = [
     "set_original_key",
     "get_original_key",
     "clear_original_key",
+    "SubjectNameStrategyType",
+    "STRATEGY_TYPE_MAP",
+    "AssociatedNameStrategy",
+    "KAFKA_CLUSTER_ID",
+    "FALLBACK_TYPE",
+    "ParsedSchemaCache",
+    "build_serde",
+    "AsyncAssociatedNameStrategy",
+    "AsyncBaseSerde",
+    "AsyncBaseSerializer",
+    "AsyncBaseDeserializer",
+    "async_build_serde",
 ]
 
 #: a field rule's transformation of one field's value: (rule context, field context, value)
@@ -238,6 +256,165 @@ def reference_subject_name_strategy(ctx, schema_ref):
     return None if schema_ref is None else schema_ref.name
 
 
+class SubjectNameStrategyType(str, enum.Enum):
+    """The subject name strategies ``subject.name.strategy.type`` names."""
+
+    NONE = "NONE"
+    TOPIC = "TOPIC"
+    RECORD = "RECORD"
+    TOPIC_RECORD = "TOPIC_RECORD"
+    ASSOCIATED = "ASSOCIATED"
+
+
+#: The strategy functions behind the types that are plain functions (not NONE or ASSOCIATED).
+STRATEGY_TYPE_MAP = {
+    SubjectNameStrategyType.TOPIC: topic_subject_name_strategy,
+    SubjectNameStrategyType.RECORD: record_subject_name_strategy,
+    SubjectNameStrategyType.TOPIC_RECORD: topic_record_subject_name_strategy,
+}
+
+#: ``subject.name.strategy.conf`` key: the Kafka cluster id association look-ups are made under.
+KAFKA_CLUSTER_ID = "subject.name.strategy.kafka.cluster.id"
+#: ``subject.name.strategy.conf`` key: the strategy used when a topic has no association.
+FALLBACK_TYPE = "subject.name.strategy.fallback.type"
+_ANY_NAMESPACE = "-"
+_ASSOCIATION_CACHE_CAPACITY = 1000
+
+
+def _fallback_type(conf):
+    value = (conf or {}).get(FALLBACK_TYPE)
+    if value is None:
+        return SubjectNameStrategyType.TOPIC
+    try:
+        fallback = SubjectNameStrategyType(str(getattr(value, "value", value)).upper())
+    except ValueError:
+        fallback = None
+    if fallback is None:
+        raise ValueError("Invalid value for {}: {}. Valid values are: {}".format(
+            FALLBACK_TYPE, getattr(value, "value", value), ", ".join(
+                t.value for t in SubjectNameStrategyType
+                if t != SubjectNameStrategyType.ASSOCIATED)))
+    return fallback
+
+
+class AssociatedNameStrategy:
+    """The subject a topic's key or value is associated with in the registry.
+
+    Called as ``strategy(ctx, record_name, schema_registry_client, conf)``, it asks the registry
+    for the associations of the topic (resource type ``topic``, association type ``key`` or
+    ``value``) in the namespace ``conf[KAFKA_CLUSTER_ID]``, else the cluster id the client's
+    resolver returns (see :meth:`set_cluster_id_resolver`), else ``-`` (any). One association
+    gives its subject; several raise SerializationError; none (or a registry without the
+    associations API, answering 404) falls back to ``conf[FALLBACK_TYPE]``: ``TOPIC`` (the
+    default), ``RECORD``, ``TOPIC_RECORD`` or ``NONE`` (SerializationError). Answers are kept
+    in an LRU cache of ``cache_capacity`` entries.
+    """
+
+    def __init__(self, cache_capacity=_ASSOCIATION_CACHE_CAPACITY):
+        self._capacity = cache_capacity
+        self._cache = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._cluster_id_resolver = None
+
+    def set_cluster_id_resolver(self, resolver):
+        """``resolver()`` returns the Kafka cluster id; called on a cache miss only, so creating
+        a client never waits on a broker. The latest resolver set wins."""
+        self._cluster_id_resolver = resolver
+
+    def _namespace(self, conf):
+        configured = (conf or {}).get(KAFKA_CLUSTER_ID)
+        if configured:
+            return configured
+        resolver = self._cluster_id_resolver
+        if resolver is None:
+            return _ANY_NAMESPACE
+        try:
+            cluster_id = resolver()
+        except Exception as e:
+            raise SerializationError(
+                "associated name strategy: could not resolve the Kafka cluster id, which "
+                "typically means the client has not reached a broker yet; set {} to supply it "
+                "explicitly: {}".format(KAFKA_CLUSTER_ID, e)) from e
+        if not cluster_id:
+            raise SerializationError(
+                "associated name strategy: the Kafka cluster id resolved to an empty string; "
+                "set {} to supply it explicitly".format(KAFKA_CLUSTER_ID))
+        return cluster_id
+
+    def _look_up(self, ctx, topic, is_key, record_name, client, conf):
+        if client is None:
+            return topic_subject_name_strategy(ctx, record_name)
+        fallback = _fallback_type(conf)
+        try:
+            associations = client.get_associations_by_resource_name(
+                resource_name=topic, resource_namespace=self._namespace(conf),
+                resource_type="topic", association_types=["key" if is_key else "value"],
+                offset=0, limit=-1)
+        except SchemaRegistryError as e:
+            if e.http_status_code != 404:
+                raise
+            associations = []
+        if len(associations) > 1:
+            raise SerializationError("Multiple associated subjects found for topic " + topic)
+        if associations:
+            return associations[0].subject
+        if fallback == SubjectNameStrategyType.NONE:
+            raise SerializationError("No associated subject found for topic " + topic)
+        if fallback == SubjectNameStrategyType.ASSOCIATED:
+            raise ValueError("Invalid value for {}: {}. {} cannot be used as a fallback "
+                             "strategy.".format(FALLBACK_TYPE, fallback.value, fallback.value))
+        return STRATEGY_TYPE_MAP[fallback](ctx, record_name)
+
+    def __call__(self, ctx, record_name, schema_registry_client, conf=None):
+        if ctx is None:
+            raise ValueError(
+                "SerializationContext is required for {}. Either provide a "
+                "SerializationContext or use a different strategy.".format(type(self).__name__))
+        topic = ctx.topic
+        if topic is None:
+            return None
+        key = (topic, ctx.field == MessageField.KEY, record_name)
+        with self._lock:
+            subject = self._cache.get(key)
+            if subject is not None:
+                self._cache.move_to_end(key)
+                return subject
+        subject = self._look_up(ctx, topic, key[1], record_name, schema_registry_client, conf)
+        if subject is not None:
+            with self._lock:
+                self._cache[key] = subject
+                while len(self._cache) > self._capacity:
+                    self._cache.popitem(last=False)
+        return subject
+
+    def clear_cache(self):
+        """Forget the subjects looked up so far."""
+        with self._lock:
+            self._cache.clear()
+
+
+class ParsedSchemaCache:
+    """A thread-safe map from :class:`Schema` to its parsed form (whatever the format's parser
+    makes of it)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.parsed_schemas = {}
+
+    def set(self, schema, parsed_schema):
+        with self.lock:
+            self.parsed_schemas[schema] = parsed_schema
+
+    def get_parsed_schema(self, schema):
+        """The parsed schema, or None if ``schema`` was not parsed yet."""
+        with self.lock:
+            return self.parsed_schemas.get(schema)
+
+    def clear(self):
+        with self.lock:
+            self.parsed_schemas.clear()
+
+
 # -- where the schema id goes -----------------------------------------------------------------
 
 
@@ -292,8 +469,6 @@ _RULE_DEFAULTS = {
     "validation.rules.execution": ("DISABLED",),
     "validation.rules.fail.fast": (False,),
     "validation.rules.executor": (None,),
-    "subject.name.strategy.type": (None,),
-    "subject.name.strategy.conf": (None,),
 }
 
 
@@ -337,17 +512,21 @@ _SERIALIZER_DEFAULTS = {
     "use.latest.version": False,
     "use.latest.with.metadata": None,
     "subject.name.strategy": None,
+    "subject.name.strategy.type": None,
+    "subject.name.strategy.conf": None,
     "schema.id.serializer": prefix_schema_id_serializer,
 }
 _DESERIALIZER_DEFAULTS = {
     "use.latest.version": False,
     "use.latest.with.metadata": None,
     "subject.name.strategy": None,
+    "subject.name.strategy.type": None,
+    "subject.name.strategy.conf": None,
     "schema.id.deserializer": dual_schema_id_deserializer,
 }
 
 
-class _RegistrySerde(_RuleRunner):
+class BaseSerde(_RuleRunner):
     """Subject naming, the reader-schema look-up and rule execution both directions share."""
 
     _schema_type = None  # "AVRO", "JSON" or "PROTOBUF"
@@ -360,16 +539,53 @@ class _RegistrySerde(_RuleRunner):
             self._use_latest_with_metadata, dict
         ):
             raise ValueError("use.latest.with.metadata must be a dict value")
-        strategy = conf.take("subject.name.strategy")
-        if strategy is None:
-            strategy = topic_subject_name_strategy
-        if not callable(strategy):
-            raise ValueError("subject.name.strategy must be callable")
+        self.configure_subject_name_strategy(
+            conf.take("subject.name.strategy.type"),
+            conf.take("subject.name.strategy.conf"),
+            conf.take("subject.name.strategy"),
+        )
+
+    def configure_subject_name_strategy(self, subject_name_strategy_type=None,
+                                        subject_name_strategy_conf=None,
+                                        subject_name_strategy=None):
+        """Choose how subjects are named: the callable ``subject_name_strategy`` if given, else
+        the :class:`SubjectNameStrategyType` (or its name) ``subject_name_strategy_type``, else
+        an :class:`AssociatedNameStrategy` (which falls back to the topic strategy).
+        ``subject_name_strategy_conf`` is what an associated strategy is called with."""
+        self._subject_name_conf = subject_name_strategy_conf
+        strategy = subject_name_strategy
+        if strategy is not None:
+            if not callable(strategy):
+                raise ValueError("subject.name.strategy must be callable")
+        elif subject_name_strategy_type is None:
+            strategy = self._associated_strategy_type()
+        else:
+            kind = subject_name_strategy_type
+            if not isinstance(kind, SubjectNameStrategyType):
+                try:
+                    kind = SubjectNameStrategyType(str(kind).upper())
+                except ValueError:
+                    raise ValueError(
+                        "Invalid subject.name.strategy.type: {}. Valid values are: {}".format(
+                            subject_name_strategy_type,
+                            [t.value for t in SubjectNameStrategyType])) from None
+            if kind == SubjectNameStrategyType.NONE:
+                raise ValueError("Invalid subject.name.strategy.type: {}. NONE cannot be used "
+                                 "as a subject name strategy.".format(kind))
+            if kind == SubjectNameStrategyType.ASSOCIATED:
+                strategy = self._associated_strategy_type()
+            else:
+                strategy = STRATEGY_TYPE_MAP[kind]
         self._subject_name_func = strategy
-        self._cluster_id_resolver = None
+        self._strategy_accepts_client = isinstance(strategy, AssociatedNameStrategy)
+
+    _associated_strategy_type = AssociatedNameStrategy
 
     def set_cluster_id_resolver(self, resolver):
-        self._cluster_id_resolver = resolver
+        """Hand ``resolver`` (returning the Kafka cluster id) to an associated strategy; other
+        strategies do not need it."""
+        if isinstance(self._subject_name_func, AssociatedNameStrategy):
+            self._subject_name_func.set_cluster_id_resolver(resolver)
 
     def own_schema_registry_client(self):
         """Close the registry client with this serde (a builder made the client for it)."""
@@ -398,6 +614,9 @@ class _RegistrySerde(_RuleRunner):
                 close()
 
     def _subject(self, ctx, record_name):
+        if self._strategy_accepts_client:
+            return self._subject_name_func(ctx, record_name, self._registry,
+                                           self._subject_name_conf)
         return self._subject_name_func(ctx, record_name)
 
     def _get_reader_schema(self, subject):
@@ -411,7 +630,7 @@ class _RegistrySerde(_RuleRunner):
         return None
 
 
-class BaseSerializer(_RegistrySerde, Serializer):
+class BaseSerializer(BaseSerde, Serializer):
     """Resolves the schema id a serializer frames its records with."""
 
     def _configure(self, schema_registry_client, conf, defaults=None, extra_defaults=None):
@@ -456,7 +675,7 @@ class BaseSerializer(_RegistrySerde, Serializer):
         if subject is None:
             # no subject to register under: framing then fails with "Schema ID is not set"
             return SchemaId(self._schema_type), None
-        with self._lock:
+        with _holding(self._lock):
             known = self._known_subjects.get(subject)
             if known is None:
                 if callable(schema):
@@ -495,6 +714,23 @@ class BaseSerializer(_RegistrySerde, Serializer):
         return schema_id, selected, self._to_dict(obj, ctx), subject
 
 
+class _holding:
+    """``with _holding(lock):`` as ``with lock:``, but where waiting is not allowed (see
+    ``_rest.cached_only``) a lock held elsewhere raises ``WouldBlock`` instead."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self, lock):
+        self._lock = lock
+
+    def __enter__(self):
+        if not self._lock.acquire(blocking=may_block()):
+            raise WouldBlock()
+
+    def __exit__(self, *exc):
+        self._lock.release()
+
+
 class _Selected:
     """A schema chosen by id, shaped like the registry's RegisteredSchema as the serdes use it."""
 
@@ -506,7 +742,7 @@ class _Selected:
         self.guid = None
 
 
-class BaseDeserializer(_RegistrySerde, Deserializer):
+class BaseDeserializer(BaseSerde, Deserializer):
     """Reads the framing and fetches the writer's schema."""
 
     def _configure(self, schema_registry_client, conf, extra_defaults=None):
@@ -578,33 +814,51 @@ class _SerdeBuilder:
 
     def build(self, conf, is_key):
         values = self._values
-        client, registry_conf = values["schema_registry_client"], values["schema_registry_config"]
-        if client is not None and registry_conf is not None:
-            raise ValueError(
-                "Cannot specify both a Schema Registry client and a configuration; "
-                "use one or the other"
-            )
-        owned = client is None and registry_conf is not None
-        if owned:
-            from .schema_registry_client import SchemaRegistryClient
-
-            client = SchemaRegistryClient(registry_conf)
-        try:
-            serde = self._make(client, values)
-        except BaseException:
-            if owned and callable(getattr(client, "close", None)):
-                client.close()
-            raise
-        if owned:
-            serde.own_schema_registry_client()
-        init = values.get(self._init_field)
-        if init is not None:
-            try:
-                init(serde)
-            except BaseException:
-                serde.close()
-                raise
+        serde = build_serde(values["schema_registry_client"], values["schema_registry_config"],
+                            lambda client: self._make(client, values),
+                            values.get(self._init_field))
         return serde, dict(conf)
+
+
+def build_serde(schema_registry_client, schema_registry_conf, construct, init=None):
+    """``construct(client)``, the client being ``schema_registry_client`` or, when only
+    ``schema_registry_conf`` is given, a client made from it that the serde then owns (and
+    closes with itself). ``init(serde)``, if given, runs on the result; a failure of either
+    closes what was made here. Both a client and a configuration: ValueError."""
+    if schema_registry_client is not None and schema_registry_conf is not None:
+        raise ValueError(
+            "Cannot specify both a Schema Registry client and a configuration; "
+            "use one or the other"
+        )
+    client = schema_registry_client
+    owned = client is None and schema_registry_conf is not None
+    if owned:
+        from .schema_registry_client import SchemaRegistryClient
+
+        client = SchemaRegistryClient.new_client(schema_registry_conf)
+    try:
+        serde = construct(client)
+    except BaseException:
+        if owned:
+            _close_after_failure(client.close, "the Schema Registry client of a serde that "
+                                               "failed to build")
+        raise
+    if owned:
+        serde.own_schema_registry_client()
+    if init is not None:
+        try:
+            init(serde)
+        except BaseException:
+            _close_after_failure(serde.close, "a serde whose init callback failed")
+            raise
+    return serde
+
+
+def _close_after_failure(close, what):
+    try:
+        close()
+    except Exception:  # the original failure is the one to raise
+        logging.getLogger(__name__).warning("Failed to close %s", what, exc_info=True)
 
 
 def _setter(name):
@@ -615,3 +869,14 @@ def _setter(name):
     set_value.__name__ = "set_" + name
     set_value.__doc__ = "Set ``{}``; returns the builder.".format(name)
     return set_value
+
+
+# the asyncio serdes' bases, which confluent-kafka's serde module offers too (defined apart, as
+# they build on everything above)
+from ._async import (  # noqa: E402
+    AsyncAssociatedNameStrategy,
+    AsyncBaseDeserializer,
+    AsyncBaseSerde,
+    AsyncBaseSerializer,
+    async_build_serde,
+)

@@ -80,9 +80,6 @@ PACKAGES = [
 ]
 
 
-ASYNC_SERDES = "asyncio Schema Registry serializers and deserializers: not implemented"
-SERDE_HELPERS = ("confluent-kafka's serde-building helpers (from its private _serde_builder), "
-                 "imported into this module")
 ENCRYPTION = ("field-level encryption (ENCRYPT rules, their KMS drivers and the DEK registry "
               "client): not implemented")
 CEL_LIBRARY = ("the rest of confluent-kafka's own CEL library (its field-presence runner, "
@@ -103,43 +100,15 @@ NOT_MIRRORED_MODULES = {
         "variant_path")},
 }
 
-_SERDE_BUILDER = ["SharedClusterIdResolver", "build_serdes", "close_serdes", "pop_serde_props",
-                  "propagate_cluster_id_resolver"]
 
 #: Public names of the modules above that confluent_binding does not have, and why.
 GAPS = {
     "confluent_kafka.schema_registry.confluent.type": {"variant_utils": VARIANT},
-    "confluent_kafka.serializing_producer": dict.fromkeys(_SERDE_BUILDER, SERDE_HELPERS),
-    "confluent_kafka.deserializing_consumer": dict.fromkeys(_SERDE_BUILDER, SERDE_HELPERS),
-    "confluent_kafka.schema_registry.serde": {
-        **dict.fromkeys(["BaseSerde", "ParsedSchemaCache"],
-                        "confluent-kafka's serde base class and parsed-schema cache (ours are "
-                        "organised differently: confluent_binding.schema_registry.serde)"),
-        **dict.fromkeys([
-            "AsyncAssociatedNameStrategy", "AsyncBaseDeserializer", "AsyncBaseSerde",
-            "AsyncBaseSerializer", "async_build_serde"], ASYNC_SERDES),
-        **dict.fromkeys([
-            "AssociatedNameStrategy", "FALLBACK_TYPE", "KAFKA_CLUSTER_ID", "STRATEGY_TYPE_MAP",
-            "SubjectNameStrategyType", "build_serde"],
-            "confluent-kafka's configuration-driven serde construction "
-            "and association-based subject names: not implemented"),
-    },
-    "confluent_kafka.schema_registry.avro": {
-        **dict.fromkeys(["AsyncAvroDeserializer", "AsyncAvroDeserializerBuilder",
-                         "AsyncAvroSerializer", "AsyncAvroSerializerBuilder"], ASYNC_SERDES),
-    },
-    "confluent_kafka.schema_registry.json_schema": {
-        **dict.fromkeys(["AsyncJSONDeserializer", "AsyncJSONDeserializerBuilder",
-                         "AsyncJSONSerializer", "AsyncJSONSerializerBuilder"], ASYNC_SERDES),
-    },
     "confluent_kafka.schema_registry.rules.cel.cel_executor": dict.fromkeys(
         ["InterpretedRunner"], CEL_LIBRARY),
     "confluent_kafka.schema_registry.rules.cel.cel_validator": dict.fromkeys(
         ["InterpretedRunner", "decimal_boundary_value"], CEL_LIBRARY),
     "confluent_kafka.schema_registry.protobuf": {
-        **dict.fromkeys(["AsyncProtobufDeserializer", "AsyncProtobufDeserializerBuilder",
-                         "AsyncProtobufSerializer", "AsyncProtobufSerializerBuilder"],
-                        ASYNC_SERDES),
         **dict.fromkeys(["protobuf_to_variant", "variant_to_protobuf"], VARIANT),
     },
 }

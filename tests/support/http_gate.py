@@ -36,6 +36,10 @@ class HttpGate:
         self._up_host, self._up_port, self._up_path = up.hostname, up.port, up.path.rstrip("/")
         self.requests: List[Recorded] = []
         self._lock = threading.Lock()
+        #: set by :meth:`hold`: requests wait for it to be set before they are forwarded
+        self.release: Optional[threading.Event] = None
+        #: set when a request arrives while held
+        self.arrived = threading.Event()
         expected = None
         if basic_auth is not None:
             expected = "Basic " + base64.b64encode(("%s:%s" % basic_auth).encode()).decode()
@@ -54,6 +58,10 @@ class HttpGate:
                     )
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
+                release = gate.release
+                if release is not None:
+                    gate.arrived.set()
+                    release.wait(60)
                 if expected is not None and self.headers.get("Authorization") != expected:
                     payload = b'{"error_code":401,"message":"Unauthorized"}'
                     self.send_response(401)
@@ -93,6 +101,12 @@ class HttpGate:
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="http-gate", daemon=True
         )
+
+    def hold(self) -> threading.Event:
+        """Hold the requests that come in from now on until the returned event is set."""
+        self.arrived.clear()
+        self.release = threading.Event()
+        return self.release
 
     def request_count(self) -> int:
         with self._lock:

@@ -1,0 +1,223 @@
+"""The asyncio Schema Registry serdes (confluent-kafka's ``AsyncAvroSerializer`` and friends).
+
+An asyncio serde is created with ``await`` (``ser = await AsyncAvroSerializer(client, schema)``)
+and called with ``await`` (``data = await ser(obj, ctx)``). It writes and reads exactly the bytes
+its blocking counterpart does, because it is that counterpart underneath: each call runs the
+blocking serde on the event loop while everything it needs is cached (every call after a
+subject's first), and only a call that must ask the registry runs in the loop's default
+executor, so the loop never waits on the registry.
+"""
+
+import asyncio
+import inspect
+import logging
+
+from .._serdes import maybe_await
+from ..serialization import Deserializer, Serializer
+from ._rest import WouldBlock, may_block, run_blocking
+from .serde import AssociatedNameStrategy, _SerdeBuilder
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "AsyncAssociatedNameStrategy",
+    "AsyncBaseSerde",
+    "AsyncBaseSerializer",
+    "AsyncBaseDeserializer",
+    "async_build_serde",
+]
+
+
+def _blocking_client(client):
+    """The blocking client an asyncio serde's blocking counterpart talks through."""
+    from .schema_registry_client import AsyncSchemaRegistryClient
+
+    if client is None or isinstance(client, AsyncSchemaRegistryClient):
+        return None if client is None else client._client
+    if inspect.iscoroutinefunction(getattr(client, "get_schema", None)):
+        raise TypeError("schema_registry_client must be an AsyncSchemaRegistryClient of this "
+                        "package (or a SchemaRegistryClient), not {}".format(type(client).__name__))
+    return client
+
+
+def _running_loop():
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _blocking_resolver(resolver, loop):
+    """A blocking callable over the coroutine function ``resolver``, for the blocking serde
+    (called in an executor thread, it awaits ``resolver()`` on ``loop``)."""
+
+    def resolve():
+        if not may_block():
+            raise WouldBlock()
+        if loop is None or loop.is_closed():
+            raise RuntimeError("no event loop to resolve the Kafka cluster id on")
+        return asyncio.run_coroutine_threadsafe(resolver(), loop).result()
+
+    return resolve
+
+
+def _blocking_strategy(strategy):
+    return strategy._blocking if isinstance(strategy, AsyncAssociatedNameStrategy) else strategy
+
+
+class AsyncAssociatedNameStrategy:
+    """:class:`~confluent_binding.schema_registry.serde.AssociatedNameStrategy` for the asyncio
+    serdes: ``await strategy(ctx, record_name, schema_registry_client, conf)``."""
+
+    def __init__(self, cache_capacity=1000):
+        self._blocking = AssociatedNameStrategy(cache_capacity)
+
+    def set_async_cluster_id_resolver(self, resolver):
+        """``await resolver()`` returns the Kafka cluster id (called on a cache miss only)."""
+        self._blocking.set_cluster_id_resolver(_blocking_resolver(resolver, _running_loop()))
+
+    async def __call__(self, ctx, record_name, schema_registry_client, conf=None):
+        if ctx is None:
+            raise ValueError(
+                "SerializationContext is required for AsyncAssociatedNameStrategy. Either "
+                "provide a SerializationContext or use a different strategy.")
+        return await run_blocking(self._blocking, ctx, record_name,
+                                  _blocking_client(schema_registry_client), conf)
+
+    async def clear_cache(self):
+        """Forget the subjects looked up so far."""
+        self._blocking.clear_cache()
+
+
+class AsyncBaseSerde:
+    """What the asyncio serdes share: ``await``-construction over the blocking serde
+    ``_blocking_type`` (same arguments, the client an :class:`AsyncSchemaRegistryClient`)."""
+
+    _blocking_type = None
+
+    def __new__(cls, *args, **kwargs):
+        if cls._blocking_type is None:
+            return super().__new__(cls)
+        return cls._create(args, kwargs)
+
+    @classmethod
+    async def _create(cls, args, kwargs):
+        self = super().__new__(cls)
+        arguments = inspect.signature(cls._blocking_type).bind(*args, **kwargs).arguments
+        client = arguments.get("schema_registry_client")
+        if "schema_registry_client" in arguments:
+            arguments["schema_registry_client"] = _blocking_client(client)
+        conf = arguments.get("conf")
+        if isinstance(conf, dict) and "subject.name.strategy" in conf:
+            conf = dict(conf)
+            conf["subject.name.strategy"] = _blocking_strategy(conf["subject.name.strategy"])
+            arguments["conf"] = conf
+        self._registry = client
+        self._owns_registry = False
+        self._serde = await run_blocking(cls._blocking_type, **arguments)
+        return self
+
+    def configure_subject_name_strategy(self, subject_name_strategy_type=None,
+                                        subject_name_strategy_conf=None,
+                                        subject_name_strategy=None):
+        """As the blocking serde's; an :class:`AsyncAssociatedNameStrategy` is accepted."""
+        self._serde.configure_subject_name_strategy(
+            subject_name_strategy_type, subject_name_strategy_conf,
+            _blocking_strategy(subject_name_strategy))
+
+    def set_async_cluster_id_resolver(self, resolver):
+        """``await resolver()`` returns the Kafka cluster id, for an associated subject name
+        strategy (the asyncio clients hand one over; it is awaited on a cache miss only)."""
+        self._serde.set_cluster_id_resolver(_blocking_resolver(resolver, _running_loop()))
+
+    def own_schema_registry_client(self):
+        """Close the registry client with this serde (a builder made the client for it)."""
+        self._owns_registry = True
+
+    async def aclose(self):
+        """Release what the serde owns (its registry client if a builder made it); safe to call
+        more than once."""
+        try:
+            self._serde.close()
+        finally:
+            if self._owns_registry:
+                self._owns_registry = False
+                if self._registry is not None:
+                    await maybe_await(self._registry.aclose())
+
+    async def _run(self, data, ctx):
+        try:
+            return await run_blocking(self._serde, data, ctx)
+        finally:
+            # in the caller's task, whichever thread ran the serde
+            self._serde._remember_key(ctx, data)
+
+
+class AsyncBaseSerializer(AsyncBaseSerde, Serializer):
+    """An asyncio serializer: ``await ser(obj, ctx)`` returns the framed bytes."""
+
+    def __call__(self, obj, ctx=None):
+        return self._run(obj, ctx)
+
+
+class AsyncBaseDeserializer(AsyncBaseSerde, Deserializer):
+    """An asyncio deserializer: ``await de(data, ctx)`` returns the decoded object."""
+
+    def __call__(self, data, ctx=None):
+        return self._run(data, ctx)
+
+
+async def async_build_serde(schema_registry_client, schema_registry_conf, construct, init=None):
+    """:func:`~confluent_binding.schema_registry.serde.build_serde` for the asyncio serdes:
+    ``await construct(client)`` with ``schema_registry_client`` or, from
+    ``schema_registry_conf``, an :class:`AsyncSchemaRegistryClient` the serde then owns;
+    ``await init(serde)`` if given. A failure of either closes what was made here."""
+    from .schema_registry_client import AsyncSchemaRegistryClient
+
+    if schema_registry_client is not None and schema_registry_conf is not None:
+        raise ValueError(
+            "Cannot specify both a Schema Registry client and a configuration; "
+            "use one or the other"
+        )
+    client = schema_registry_client
+    owned = client is None and schema_registry_conf is not None
+    if owned:
+        client = AsyncSchemaRegistryClient.new_client(schema_registry_conf)
+    try:
+        serde = await construct(client)
+    except BaseException:
+        if owned:
+            await _aclose_after_failure(client.aclose, "the Schema Registry client of a serde "
+                                                       "that failed to build")
+        raise
+    if owned:
+        serde.own_schema_registry_client()
+    if init is not None:
+        try:
+            await maybe_await(init(serde))
+        except BaseException:
+            await _aclose_after_failure(serde.aclose, "a serde whose init callback failed")
+            raise
+    return serde
+
+
+async def _aclose_after_failure(aclose, what):
+    try:
+        await aclose()
+    except Exception:  # the original failure is the one to raise
+        log.warning("Failed to close %s", what, exc_info=True)
+
+
+class _AsyncSerdeBuilder(_SerdeBuilder):
+    """A builder whose ``build(conf, is_key)`` is a coroutine making an asyncio serde (for the
+    asyncio clients' ``.builder`` properties); ``*_init`` may be a coroutine function."""
+
+    def build(self, conf, is_key):
+        return self._build(conf)
+
+    async def _build(self, conf):
+        values = self._values
+        serde = await async_build_serde(
+            values["schema_registry_client"], values["schema_registry_config"],
+            lambda client: self._make(client, values), values.get(self._init_field))
+        return serde, dict(conf)
