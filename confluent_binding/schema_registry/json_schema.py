@@ -85,7 +85,8 @@ class _JsonSchemas:
 
     def field_transformer(self, schema):
         parsed, refs = self.parse(schema)
-        return lambda ctx, field_transform, msg: transform(ctx, parsed, refs, None, "$", msg,
+        resolver = _root_resolver(parsed, refs)
+        return lambda ctx, field_transform, msg: transform(ctx, parsed, refs, resolver, "$", msg,
                                                            field_transform)
 
     def validate(self, schema, value):
@@ -138,6 +139,12 @@ def _matches(schema, message, ref_registry):
     return cls(schema, registry=ref_registry).is_valid(message)
 
 
+def _root_resolver(schema, ref_registry):
+    """A resolver of ``$ref``s (local ``#/...`` ones against ``schema`` itself)."""
+    root = Resource.from_contents(schema, default_specification=DEFAULT_SPEC)
+    return ref_registry.resolver_with_root(root)
+
+
 def transform(ctx, schema, ref_registry, ref_resolver, path, message, field_transform):
     """Walk ``message`` along ``schema`` (``path`` is the JSON path so far, ``$`` at the top),
     applying ``field_transform`` to the scalar fields whose tags the rule selects."""
@@ -177,7 +184,7 @@ def transform(ctx, schema, ref_registry, ref_resolver, path, message, field_tran
     ref = schema.get("$ref")
     if ref is not None:
         if ref_resolver is None:
-            ref_resolver = ref_registry.resolver()
+            ref_resolver = _root_resolver(schema, ref_registry)
         resolved = ref_resolver.lookup(ref)
         return transform(ctx, resolved.contents, ref_registry, resolved.resolver, path, message,
                          field_transform)
@@ -224,7 +231,7 @@ def validate_message(executor, schema, ref_registry, ref_resolver, message, fail
     out = []
     if executor is not None and schema is not None and message is not None:
         if ref_resolver is None and ref_registry is not None:
-            ref_resolver = ref_registry.resolver()
+            ref_resolver = _root_resolver(schema, ref_registry)
         _check(executor, schema, ref_registry, ref_resolver, "$", message, fail_fast, out)
     return out
 
@@ -266,7 +273,7 @@ def _check(executor, schema, ref_registry, ref_resolver, path, message, fail_fas
     ref = schema.get("$ref")
     if ref is not None:
         if ref_resolver is None:
-            ref_resolver = ref_registry.resolver()
+            ref_resolver = _root_resolver(schema, ref_registry)
         resolved = ref_resolver.lookup(ref)
         return below(resolved.contents, message, path, resolved.resolver)
     return _check_object(executor, schema, ref_registry, ref_resolver, path, message, fail_fast,

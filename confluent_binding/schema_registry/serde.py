@@ -623,7 +623,7 @@ class BaseSerde(_RuleRunner):
         """The registered schema use.latest.with.metadata/use.latest.version select, else None."""
         if self._use_latest_with_metadata is not None:
             return self._registry.get_latest_with_metadata(
-                subject, self._use_latest_with_metadata, fmt=self._fmt
+                subject, self._use_latest_with_metadata, deleted=True, fmt=self._fmt
             )
         if self._use_latest_version:
             return self._registry.get_latest_version(subject, fmt=self._fmt)

@@ -667,3 +667,22 @@ def test_protobuf_migration_builds_the_readers_message():
     name, fields, read = both(scenario)
     assert (name, fields) == ("shop.Order", ["id", "comment", "ship_to"])
     assert read == {"id": 4, "comment": "n", "ship_to": {"city": "Oslo"}}
+
+
+def test_json_field_rules_follow_local_refs():
+    schema = json.dumps({"type": "object", "title": "User", "definitions": {
+        "Name": {"type": "string", "confluent:tags": ["PII"]}}, "properties": {
+        "name": {"$ref": "#/definitions/Name"}, "age": {"type": "integer"}}})
+
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        client.register_schema("t-value", side.schema(schema, "JSON", domain=[
+            ("mask", "TRANSFORM", "WRITE", "CEL_FIELD", "typeName == 'STRING' ; value + '!'")]))
+        ser = side.json.JSONSerializer(None, client, conf={"auto.register.schemas": False,
+                                                           "use.latest.version": True},
+                                       rule_registry=side.registry())
+        de = side.json.JSONDeserializer(None, schema_registry_client=client)
+        ctx = side.ctx("t", side.field.VALUE, [])
+        return outcome(lambda: de(ser({"name": "ann", "age": 3}, ctx), ctx))
+
+    assert both(scenario) == ("ok", {"name": "ann!", "age": 3})
