@@ -81,19 +81,22 @@ class _AvroSchemas:
     def __init__(self, registry):
         self._registry = registry
         self._parsed = {}
-        self._expanded = {}
+        self._walks = {}
 
-    def expanded(self, parsed):
-        """``parsed`` with every named type written out where it is used (for rule walks)."""
-        found = self._expanded.get(id(parsed))
+    def rule_walk(self, parsed):
+        """(expanded schema, inline tags, field transformer) for rules over ``parsed``, made
+        once per parsed schema: the expanded schema has every named type written out where it
+        is used."""
+        found = self._walks.get(id(parsed))
         if found is None or found[0] is not parsed:
-            found = (parsed, expand_schema(parsed))
-            self._expanded[id(parsed)] = found
-        return found[1]
+            expanded = expand_schema(parsed)
 
-    def field_transformer(self, parsed):
-        expanded = self.expanded(parsed)
-        return lambda ctx, field_transform, msg: transform(ctx, expanded, msg, field_transform)
+            def field_transformer(ctx, field_transform, msg):
+                return transform(ctx, expanded, msg, field_transform)
+
+            found = (parsed, expanded, get_inline_tags(parsed), field_transformer)
+            self._walks[id(parsed)] = found
+        return found[1:]
 
     def parse(self, schema):
         key = _schema_key(schema)
@@ -366,12 +369,12 @@ class AvroSerializer(BaseSerializer):
             raise SerializationError(
                 "No schema to serialize with: give schema_str or use.latest.version"
             )
-        value = self._write_with_rules(
-            ctx, subject, selected, value, get_inline_tags(parsed),
-            self._schemas.field_transformer(parsed),
-            lambda v: validate_message(self._validation_rule_executor,
-                                       self._schemas.expanded(parsed), v,
-                                       self._validation_rules_fail_fast))
+        if selected is not None or self._validation_enabled():
+            expanded, inline_tags, field_transformer = self._schemas.rule_walk(parsed)
+            value = self._write_with_rules(
+                ctx, subject, selected, value, inline_tags, field_transformer,
+                lambda v: validate_message(self._validation_rule_executor, expanded, v,
+                                           self._validation_rules_fail_fast))
         if _is_bytes(parsed):
             # Confluent's serializers write a plain "bytes" schema's value as is, unprefixed
             payload = value if isinstance(value, bytes) else value.encode()
@@ -466,10 +469,9 @@ class AvroDeserializer(BaseDeserializer):
             obj = self._execute_migrations(ctx, subject, migrations, obj)
         else:
             obj = schemaless_reader(payload, writer, reader, self._return_record_name)
-        if ctx is not None and subject is not None:
+        if ctx is not None and subject is not None and reader_schema.rule_set is not None:
             obj = self._execute_rules(ctx, subject, RuleMode.READ, None, reader_schema, obj,
-                                      get_inline_tags(reader),
-                                      self._schemas.field_transformer(reader), data)
+                                      *self._schemas.rule_walk(reader)[1:], data)
         if self._from_dict is not None:
             return self._from_dict(obj, ctx)
         return obj

@@ -58,6 +58,7 @@ class _JsonSchemas:
         self._registry = registry
         self._parsed = {}
         self._validators = {}
+        self._walks = {}
         self._lock = threading.Lock()
 
     def parse(self, schema):
@@ -84,10 +85,17 @@ class _JsonSchemas:
         return refs
 
     def field_transformer(self, schema):
+        """The field walk of rules over ``schema`` (made once per parsed schema)."""
         parsed, refs = self.parse(schema)
-        resolver = _root_resolver(parsed, refs)
-        return lambda ctx, field_transform, msg: transform(ctx, parsed, refs, resolver, "$", msg,
-                                                           field_transform)
+        found = self._walks.get(id(parsed))
+        if found is None or found[0] is not parsed:
+            resolver = _root_resolver(parsed, refs)
+
+            def field_transformer(ctx, field_transform, msg):
+                return transform(ctx, parsed, refs, resolver, "$", msg, field_transform)
+
+            found = self._walks[id(parsed)] = (parsed, field_transformer)
+        return found[1]
 
     def validate(self, schema, value):
         parsed, refs = self.parse(schema)
@@ -360,7 +368,7 @@ class JSONSerializer(BaseSerializer):
     def _serialize(self, obj, ctx):
         schema_id, selected, value, subject = self._prepare(obj, ctx)
         schema = selected.schema if selected is not None else self._schema
-        if schema is not None:
+        if schema is not None and (selected is not None or self._validation_enabled()):
             value = self._write_with_rules(
                 ctx, subject, selected, value, None, self._schemas.field_transformer(schema),
                 lambda v: validate_message(self._validation_rule_executor,
@@ -442,7 +450,7 @@ class JSONDeserializer(BaseDeserializer):
         obj = self._json_decode(payload.read())
         if migrations:
             obj = self._execute_migrations(ctx, subject, migrations, obj)
-        if ctx is not None and subject is not None and reader is not None:
+        if ctx is not None and subject is not None and getattr(reader, "rule_set", None):
             obj = self._execute_rules(ctx, subject, RuleMode.READ, None, reader, obj, None,
                                       self._schemas.field_transformer(reader), data)
         if self._validate and reader is not None:
