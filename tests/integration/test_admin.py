@@ -381,14 +381,12 @@ def test_delete_groups(admin, peer_client, active_groups, kafka_cluster):
     g = groups["classic"]
     assert _error_code(admin.delete_consumer_groups([g])[g]) == E.NON_EMPTY_GROUP
     consumers["classic"][1].close()
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            assert _result(admin.delete_consumer_groups([g])[g]) is None
-            break
-        except KafkaException as exc:  # the member's leave may still be in flight
-            assert exc.args[0].code() == E.NON_EMPTY_GROUP and time.monotonic() < deadline
-            time.sleep(0.2)
+
+    def empty():    # the coordinator may process the member's LeaveGroup after close() returns
+        return _result(admin.describe_consumer_groups([g])[g]).state is ConsumerGroupState.EMPTY
+
+    assert wait_until(empty, lambda: None, timeout=30), "the closed member is still in the group"
+    assert _result(admin.delete_consumer_groups([g])[g]) is None
     unknown = _name("nogroup")
     _same(admin.delete_consumer_groups([unknown]), peer_client.delete_consumer_groups([unknown]))
 
