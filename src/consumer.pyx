@@ -584,7 +584,7 @@ cdef class Consumer(_Handle):
         cdef _PartList pl = _PartList.from_py(partitions, False)
         _check(rd_kafka_resume_partitions(self._rk, pl.ptr))
 
-    def get_watermark_offsets(self, partition, timeout=None, bint cached=False):
+    def get_watermark_offsets(self, partition, timeout=-1, bint cached=False):
         """(low, high) offsets of ``partition``: asked of the broker, or the cached values."""
         self._ensure_open()
         if not isinstance(partition, TopicPartition):
@@ -605,7 +605,7 @@ cdef class Consumer(_Handle):
         _check(err, "Failed to get watermark offsets")
         return (low, high)
 
-    def offsets_for_times(self, partitions, timeout=None):
+    def offsets_for_times(self, partitions, timeout=-1):
         """For each partition (its ``offset`` a timestamp in ms): the earliest offset whose
         timestamp is at or after it (-1 when there is none)."""
         self._ensure_open()

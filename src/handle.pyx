@@ -75,9 +75,8 @@ cdef inline double _monotonic() noexcept nogil:
 
 
 cdef inline double _seconds(object timeout) except? -2:
-    """A timeout in seconds; None or negative: -1, wait forever."""
-    if timeout is None:
-        return -1
+    """A timeout in seconds; negative: -1, wait forever. Not None: confluent-kafka raises
+    TypeError("must be real number, not NoneType") there too."""
     cdef double t = timeout
     return -1 if t < 0 else t
 
@@ -101,7 +100,7 @@ cdef inline int _chunk_ms(double deadline) noexcept nogil:
 
 
 cdef inline int _timeout_ms(object timeout) except? -2:
-    """A timeout in seconds (None or negative: forever) as librdkafka milliseconds."""
+    """A timeout in seconds (negative: forever) as librdkafka milliseconds."""
     cdef double t = _seconds(timeout)
     if t < 0:
         return -1

@@ -228,11 +228,11 @@ class AIOConsumer(HandleCalls):
         self._check_open()
         self._consumer.resume(partitions)
 
-    async def get_watermark_offsets(self, partition, timeout=None, cached=False):
+    async def get_watermark_offsets(self, partition, timeout=-1, cached=False):
         self._check_open()
         return self._consumer.get_watermark_offsets(partition, timeout, cached)
 
-    async def offsets_for_times(self, partitions, timeout=None):
+    async def offsets_for_times(self, partitions, timeout=-1):
         self._check_open()
         return self._consumer.offsets_for_times(partitions, timeout)
 

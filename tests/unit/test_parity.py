@@ -601,3 +601,23 @@ def test_set_sasl_credentials_arguments(kind, args):
 
 def test_produce_batch_topic_none():
     same(with_producer(lambda p, m: p.produce_batch(None, [])))
+
+
+@pytest.mark.parametrize("timeout", [None, "1"])
+@pytest.mark.parametrize("kind,call", [
+    ("Producer", lambda h, m, t: h.poll(t)),
+    ("Producer", lambda h, m, t: h.flush(t)),
+    ("Producer", lambda h, m, t: h.list_topics(timeout=t)),
+    ("Producer", lambda h, m, t: h.init_transactions(t)),
+    ("Consumer", lambda h, m, t: h.poll(t)),
+    ("Consumer", lambda h, m, t: h.consume(1, t)),
+    ("Consumer", lambda h, m, t: h.committed([m.TopicPartition("t", 0)], timeout=t)),
+    ("Consumer", lambda h, m, t: h.get_watermark_offsets(m.TopicPartition("t", 0), timeout=t)),
+    ("Consumer", lambda h, m, t: h.offsets_for_times([m.TopicPartition("t", 0, 1)], timeout=t)),
+    ("Consumer", lambda h, m, t: h.list_topics(timeout=t)),
+])
+def test_timeout_must_be_a_number(kind, call, timeout):
+    """A timeout that is not a number raises confluent's TypeError (None does not mean
+    "forever": that is -1), before anything waits."""
+    outcome = same(_with_client(kind, lambda h, m: call(h, m, timeout), {}))
+    assert outcome[:2] == ("raised", "TypeError")
