@@ -222,7 +222,10 @@ cdef class Consumer(_Handle):
             if not t.held:
                 # First a non-blocking look with the GIL held: when messages are waiting (the
                 # common case under load) there is no GIL release and no clock reading at all.
+                # Callbacks already queued are served here: counted in, so they cannot close().
+                self._blocking.enter(False)
                 rkm = rd_kafka_consumer_poll(rk, 0)
+                self._blocking.leave(False)
                 if rkm != NULL:
                     t.msgs[0], t.end = rkm, 1
                 elif self._exc is None:

@@ -337,3 +337,47 @@ def test_subscribe_rebalance_callbacks(bootstrap):
     assert isinstance(member, str) and member
     c.close()                  # leaving the group serves on_revoke
     assert events[-1] == ("revoke", [0, 1, 2, 3])
+
+
+def test_close_from_the_revoke_callback_close_serves(bootstrap):
+    """close() serves the final on_revoke; that callback closing the consumer again is
+    refused with RuntimeError, which comes out of the outer close() once the consumer is
+    closed and freed (confluent-kafka crashes here)."""
+    c = consumer(bootstrap)
+    revoked = []
+
+    def on_revoke(consumer_, parts):
+        revoked.append(sorted(p.partition for p in parts))
+        consumer_.close()
+
+    c.subscribe([TOPIC], on_revoke=on_revoke)
+    consume_n(c, COUNT, deadline=20)
+    with pytest.raises(RuntimeError, match=r"close\(\) called from a callback"):
+        c.close()
+    assert revoked == [[0, 1, 2, 3]]
+    with pytest.raises(RuntimeError, match="Consumer closed"):
+        c.poll(0)
+    c.close()                  # closing again is harmless
+
+
+def test_close_from_a_callback_served_without_waiting(bootstrap):
+    """poll() serves callbacks that are already queued before it would wait (with the GIL
+    held): one that closes the consumer is refused there too, instead of freeing the handle
+    under the poll serving it."""
+    commits = []
+
+    def on_commit(err, parts):
+        commits.append((err, [(p.partition, p.offset) for p in parts]))
+        c.close()
+
+    c = consumer(bootstrap, on_commit=on_commit)
+    c.subscribe([TOPIC])
+    consume_n(c, COUNT, deadline=20)
+    c.commit(offsets=[TopicPartition(TOPIC, 0, COUNT)], asynchronous=True)
+    # committed() asks the same coordinator afterwards: once it answers, the commit's result
+    # waits in the consumer's queue, so the next poll() serves it before it would wait
+    assert c.committed([TopicPartition(TOPIC, 0)], timeout=10)[0].offset == COUNT
+    with pytest.raises(RuntimeError, match=r"close\(\) called from a callback"):
+        c.poll(0)
+    assert commits == [(None, [(0, COUNT)])]
+    c.close()
