@@ -145,6 +145,7 @@ cdef class _Handle:
     cdef int _serve_oauth(self, rd_kafka_t *rk, const char *config) except -1
     cdef int _serve_throttle(self, const char *broker_name, int32_t broker_id,
                              int throttle_ms) except -1
+    cdef int _serve_client_event(self, rd_kafka_event_t *ev) except -1
     cdef int _serve_event(self, rd_kafka_event_t *ev) except -1
     cdef int _serve_pending(self) except -1
     cdef int _serve(self, double deadline, bint nowait) except -1
@@ -216,6 +217,11 @@ cdef class Consumer(_Handle):
     cdef void _hold(self, _Taken *t) noexcept
     cdef void _drop_held(self) noexcept
     cdef int _fetch(self, _Taken *t, size_t want, int wait) except -1
+    cdef rd_kafka_queue_t *_close_queue     # close() began: librdkafka's close events arrive here
+
+    cdef void _end_close_queue(self) noexcept
+    cdef int _serve_close(self) except -1
+    cdef int _serve_close_event(self, rd_kafka_event_t *ev) except -1
 
     cdef void _rebalance(self, rd_kafka_resp_err_t err,
                          rd_kafka_topic_partition_list_t *parts) noexcept

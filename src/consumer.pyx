@@ -10,8 +10,11 @@ from libc.string cimport memcpy, strcmp
 from includes.rdkafka cimport (
     RD_KAFKA_CONSUMER,
     RD_KAFKA_PARTITION_UA,
+    RD_KAFKA_EVENT_OFFSET_COMMIT,
+    RD_KAFKA_EVENT_REBALANCE,
     RD_KAFKA_RESP_ERR_NO_ERROR,
     RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS,
+    RD_KAFKA_RESP_ERR__FATAL,
     RD_KAFKA_RESP_ERR__PARTITION_EOF,
     RD_KAFKA_RESP_ERR__STATE,
     rd_kafka_assign,
@@ -23,12 +26,21 @@ from includes.rdkafka cimport (
     rd_kafka_conf_set_offset_commit_cb,
     rd_kafka_conf_set_rebalance_cb,
     rd_kafka_consume_batch_queue,
-    rd_kafka_consumer_close,
+    rd_kafka_consumer_close_queue,
+    rd_kafka_consumer_closed,
     rd_kafka_consumer_group_metadata,
     rd_kafka_consumer_group_metadata_destroy,
     rd_kafka_consumer_group_metadata_t,
     rd_kafka_consumer_group_metadata_write,
     rd_kafka_consumer_poll,
+    rd_kafka_error_code,
+    rd_kafka_event_destroy,
+    rd_kafka_event_error,
+    rd_kafka_event_t,
+    rd_kafka_event_topic_partition_list,
+    rd_kafka_event_type,
+    rd_kafka_error_destroy,
+    rd_kafka_error_is_fatal,
     rd_kafka_error_t,
     rd_kafka_get_watermark_offsets,
     rd_kafka_incremental_assign,
@@ -45,7 +57,10 @@ from includes.rdkafka cimport (
     rd_kafka_poll_set_consumer,
     rd_kafka_position,
     rd_kafka_query_watermark_offsets,
+    rd_kafka_queue_destroy,
     rd_kafka_queue_get_consumer,
+    rd_kafka_queue_new,
+    rd_kafka_queue_poll,
     rd_kafka_queue_t,
     rd_kafka_rebalance_protocol,
     rd_kafka_resp_err_t,
@@ -104,9 +119,15 @@ cdef class Consumer(_Handle):
     def __dealloc__(self):
         if self._rk != NULL and getpid() == self._pid:
             self._drop_held()
+            self._end_close_queue()
             self._destroy()
         free(self._held)
         free(self._spare)
+
+    cdef void _end_close_queue(self) noexcept:
+        if self._close_queue != NULL:
+            rd_kafka_queue_destroy(self._close_queue)
+            self._close_queue = NULL
 
     # -- callback bodies --
 
@@ -653,18 +674,76 @@ cdef class Consumer(_Handle):
 
     def close(self):
         """Leave the group (committing offsets if auto-commit is on), serve the final
-        rebalance callbacks, and free the consumer. Closing twice is harmless."""
+        rebalance callbacks, and free the consumer. Closing twice is harmless.
+
+        The wait (up to ``session.timeout.ms`` when the group coordinator cannot be reached)
+        is served in short GIL-free chunks, so Ctrl-C interrupts it: the consumer then stays
+        closed to every other call, and calling close() again resumes the wait."""
         if self._forget_if_forked() or self._rk == NULL:
             return
         self._blocking.drain()
         self._drop_held()
-        cdef rd_kafka_resp_err_t err
-        with self._blocking:
-            with nogil:
-                err = rd_kafka_consumer_close(self._rk)
+        cdef rd_kafka_error_t *error = NULL
+        cdef rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR
+        if self._close_queue == NULL:
+            self._close_queue = rd_kafka_queue_new(self._rk)
+            error = rd_kafka_consumer_close_queue(self._rk, self._close_queue)
+            if error != NULL:
+                err = (RD_KAFKA_RESP_ERR__FATAL if rd_kafka_error_is_fatal(error)
+                       else rd_kafka_error_code(error))
+                rd_kafka_error_destroy(error)
+        if err == RD_KAFKA_RESP_ERR_NO_ERROR:
+            try:
+                self._serve_close()
+            except BaseException:
+                # Interrupted (Ctrl-C): nobody may call in, not even this thread, until a
+                # later close() resumes the wait (or the object is freed).
+                self._blocking.closer = 0
+                raise
+        self._end_close_queue()
         self._destroy()
         self._raise_pending()
         _check(err)
+
+    cdef int _serve_close(self) except -1:
+        """Serve the close queue on this thread until librdkafka reports the consumer closed,
+        checking for signals between GIL-free chunks. librdkafka forwards the consumer's queue
+        there: rebalance, commit, error, log and stats events are served as callbacks; fetched
+        messages nobody will read are dropped without moving the consumer's position (as
+        librdkafka's own blocking close does)."""
+        cdef rd_kafka_queue_t *q = self._close_queue
+        cdef rd_kafka_event_t *ev = NULL
+        while True:
+            with self._blocking:
+                with nogil:
+                    ev = rd_kafka_queue_poll(q, 0)
+                    if ev == NULL and not rd_kafka_consumer_closed(self._rk):
+                        ev = rd_kafka_queue_poll(q, CHUNK_MS)
+            if ev != NULL:
+                self._serve_close_event(ev)
+            elif rd_kafka_consumer_closed(self._rk):
+                return 0
+            if isinstance(self._exc, KeyboardInterrupt):
+                self._raise_pending()
+            PyErr_CheckSignals()
+
+    cdef int _serve_close_event(self, rd_kafka_event_t *ev) except -1:
+        cdef int etype = rd_kafka_event_type(ev)
+        self._blocking.enter(False)     # a callback served here cannot close() this client
+        try:
+            if etype == RD_KAFKA_EVENT_REBALANCE:
+                self._rebalance(rd_kafka_event_error(ev), rd_kafka_event_topic_partition_list(ev))
+            elif etype == RD_KAFKA_EVENT_OFFSET_COMMIT:
+                self._serve_commit(rd_kafka_event_error(ev),
+                                   rd_kafka_event_topic_partition_list(ev))
+            else:
+                self._serve_client_event(ev)
+        except BaseException as exc:
+            self._stash(exc)
+        finally:
+            self._blocking.leave(False)
+            rd_kafka_event_destroy(ev)
+        return 0
 
 
 cdef void _rebalance_trampoline(rd_kafka_t *rk, rd_kafka_resp_err_t err,

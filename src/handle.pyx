@@ -362,24 +362,30 @@ cdef class _Handle:
 
     # -- serving the main queue (Producer adds delivery reports; AdminClient uses it as is) --
 
-    cdef int _serve_event(self, rd_kafka_event_t *ev) except -1:
-        """Serve one event from the main queue and destroy it. Returns how many were served."""
+    cdef int _serve_client_event(self, rd_kafka_event_t *ev) except -1:
+        """Serve an error, log, stats or token-refresh event (any other type is ignored);
+        the caller destroys ev."""
         cdef const char *fac
         cdef const char *text
         cdef int level
         cdef int etype = rd_kafka_event_type(ev)
+        if etype == RD_KAFKA_EVENT_ERROR:
+            self._serve_error(self._rk, rd_kafka_event_error(ev),
+                              rd_kafka_event_error_string(ev),
+                              rd_kafka_event_error_is_fatal(ev))
+        elif etype == RD_KAFKA_EVENT_LOG:
+            if rd_kafka_event_log(ev, &fac, &text, &level) == 0:
+                self._serve_log(self._rk, level, fac, text)
+        elif etype == RD_KAFKA_EVENT_STATS:
+            self._serve_stats(rd_kafka_event_stats(ev))
+        elif etype == RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH:
+            self._serve_oauth(self._rk, rd_kafka_event_config_string(ev))
+        return 0
+
+    cdef int _serve_event(self, rd_kafka_event_t *ev) except -1:
+        """Serve one event from the main queue and destroy it. Returns how many were served."""
         try:
-            if etype == RD_KAFKA_EVENT_ERROR:
-                self._serve_error(self._rk, rd_kafka_event_error(ev),
-                                  rd_kafka_event_error_string(ev),
-                                  rd_kafka_event_error_is_fatal(ev))
-            elif etype == RD_KAFKA_EVENT_LOG:
-                if rd_kafka_event_log(ev, &fac, &text, &level) == 0:
-                    self._serve_log(self._rk, level, fac, text)
-            elif etype == RD_KAFKA_EVENT_STATS:
-                self._serve_stats(rd_kafka_event_stats(ev))
-            elif etype == RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH:
-                self._serve_oauth(self._rk, rd_kafka_event_config_string(ev))
+            self._serve_client_event(ev)
             return 1
         except BaseException as exc:
             self._stash(exc)

@@ -259,7 +259,8 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
                                            const rd_kafka_topic_partition_list_t *topics)
     rd_kafka_resp_err_t rd_kafka_unsubscribe(rd_kafka_t *rk)
     rd_kafka_message_t *rd_kafka_consumer_poll(rd_kafka_t *rk, int timeout_ms)
-    rd_kafka_resp_err_t rd_kafka_consumer_close(rd_kafka_t *rk)
+    rd_kafka_error_t *rd_kafka_consumer_close_queue(rd_kafka_t *rk, rd_kafka_queue_t *rkqu)
+    int rd_kafka_consumer_closed(rd_kafka_t *rk)
     rd_kafka_error_t *rd_kafka_incremental_assign(rd_kafka_t *rk,
                                                   const rd_kafka_topic_partition_list_t *partitions)
     rd_kafka_error_t *rd_kafka_incremental_unassign(
@@ -406,6 +407,8 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     int RD_KAFKA_EVENT_DESCRIBECLUSTER_RESULT
     int RD_KAFKA_EVENT_LISTOFFSETS_RESULT
     int RD_KAFKA_EVENT_ELECTLEADERS_RESULT
+    int RD_KAFKA_EVENT_REBALANCE
+    int RD_KAFKA_EVENT_OFFSET_COMMIT
 
     rd_kafka_event_type_t rd_kafka_event_type(const rd_kafka_event_t *rkev)
     void rd_kafka_event_destroy(rd_kafka_event_t *rkev)
@@ -419,6 +422,7 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
                            int *level)
     const char *rd_kafka_event_stats(rd_kafka_event_t *rkev)
     void *rd_kafka_event_opaque(rd_kafka_event_t *rkev)
+    rd_kafka_topic_partition_list_t *rd_kafka_event_topic_partition_list(rd_kafka_event_t *rkev)
     rd_kafka_event_t *rd_kafka_queue_poll(rd_kafka_queue_t *rkqu, int timeout_ms)
     rd_kafka_resp_err_t rd_kafka_poll_set_consumer(rd_kafka_t *rk)
 

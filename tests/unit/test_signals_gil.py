@@ -143,6 +143,68 @@ def test_ctrl_c_interrupts_blocking_call(mode):
     assert proc.returncode in (-signal.SIGINT, 130), (proc.returncode, err)
 
 
+CLOSE_CHILD = textwrap.dedent("""
+    import gc, sys, time
+    import confluent_binding as ck
+
+    then, port = sys.argv[1], int(sys.argv[2])
+    c = ck.Consumer({"bootstrap.servers": "127.0.0.1:%d" % port, "group.id": "g",
+                     "log_level": 0, "session.timeout.ms": 6000})
+    # The group coordinator never answers: close() waits for this commit until librdkafka
+    # gives up on it, session.timeout.ms after close() began.
+    c.commit(offsets=[ck.TopicPartition("t", 0, 5)], asynchronous=True)
+    print("blocking", flush=True)
+    start = time.monotonic()
+    try:
+        c.close()
+        print("returned", flush=True)
+    except KeyboardInterrupt:
+        print("caught %.6f" % time.monotonic(), flush=True)
+    try:
+        c.poll(0)
+    except RuntimeError as e:
+        print("refused:", e, flush=True)
+    if then == "close_again":
+        c.close()
+    else:
+        del c
+        gc.collect()
+    print("freed %.3f" % (time.monotonic() - start), flush=True)
+""")
+
+
+@pytest.mark.parametrize("then", ["close_again", "drop"])
+def test_ctrl_c_interrupts_consumer_close(then):
+    """close() waiting for an unreachable group coordinator leaves on Ctrl-C within 0.5 s;
+    the consumer is then closed to other calls, and a second close() (or dropping it) waits
+    for librdkafka's close to end and frees it."""
+    proc = subprocess.Popen([sys.executable, "-c", CLOSE_CHILD, then, str(closed_port())],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=child_env())
+    try:
+        line = proc.stdout.readline()
+        assert line == "blocking\n", (line, proc.stderr.read() if proc.poll() is not None else "")
+        wait_asleep(proc)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, (out, err)
+    lines = out.splitlines()
+    assert "returned" not in lines
+    assert lines[0].startswith("caught "), (out, err)
+    delay = float(lines[0].split()[1]) - sent
+    assert 0 <= delay < MAX_DELAY, delay
+    assert lines[1] == "refused: Consumer closed", lines
+    freed_after = float(lines[2].split()[1])
+    # the handle was freed only once librdkafka's close had ended (its commit timed out)
+    assert 5.5 < freed_after < 40, freed_after
+    assert err == "", err
+
+
 # -- the GIL is released while waiting --
 
 
