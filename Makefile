@@ -118,7 +118,7 @@ lint: $(VENV)/.deps-stamp
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/cython-lint $(LINT_CY)
 
 test: lint system system-kerberos $(STAMP_EXT) jars schema-registry $(WHEEL_STAMP) $(GSSAPI_STAMP)
-	$(PY) -m pytest tests $(PYTEST_ARGS)
+	$(PY) -m pytest tests --durations=30 $(PYTEST_ARGS)
 
 unit: $(STAMP_EXT)
 	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
