@@ -15,8 +15,9 @@ from google.protobuf.message import DecodeError, Message
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
 from ._async import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
-from ._rules import FieldType, RuleConditionError
+from ._rules import FieldType, RuleConditionError, ValidationRule, evaluate_validation_rule
 from ._types import RuleKind, RuleMode
+from .confluent import meta_pb2
 from .confluent.type import decimal_pb2
 from .confluent.type.decimal_utils import from_proto_decimal, unscaled_to_bytes
 from .schema_registry_client import Schema, SchemaReference
@@ -118,12 +119,13 @@ def get_type(fd):
 
 
 def get_inline_tags(fd):
-    """The tags a field declares in its ``(confluent.field_meta)`` option, if that option's
-    extension is known to the field's pool; else an empty set."""
-    options = fd.GetOptions()
-    for ext, value in options.ListFields():
-        if ext.full_name == "confluent.field_meta":
-            return set(getattr(value, "tags", ()))
+    """The tags a field declares in its ``(confluent.field_meta).tags`` option."""
+    try:
+        options = fd.GetOptions()
+        if options.HasExtension(meta_pb2.field_meta):
+            return set(options.Extensions[meta_pb2.field_meta].tags)
+    except KeyError:  # options of another descriptor pool's making
+        pass
     return set()
 
 
@@ -137,8 +139,11 @@ def transform(ctx, descriptor, message, field_transform):
     if isinstance(message, dict):
         return {k: transform(ctx, descriptor, v, field_transform) for k, v in message.items()}
     if isinstance(message, Message):
+        # the message's fields, each named and tagged as the schema's field of its number
         for fd in message.DESCRIPTOR.fields:
-            _transform_field(ctx, fd, message, field_transform)
+            schema_fd = descriptor.fields_by_number.get(fd.number)
+            if schema_fd is not None:
+                _transform_field(ctx, fd, schema_fd, message, field_transform)
         return message
     field = ctx.current_field()
     if field is not None:
@@ -148,21 +153,23 @@ def transform(ctx, descriptor, message, field_transform):
     return message
 
 
-def _transform_field(ctx, fd, message, field_transform):
-    ctx.enter_field(message, fd.full_name, fd.name, get_type(fd), get_inline_tags(fd), fd)
+def _transform_field(ctx, fd, schema_fd, message, field_transform):
+    ctx.enter_field(message, schema_fd.full_name, schema_fd.name, get_type(schema_fd),
+                    get_inline_tags(schema_fd), fd)
     try:
         value = getattr(message, fd.name)
         if is_map_field(fd):
-            value_fd = fd.message_type.fields_by_name["value"]
+            value_fd = schema_fd.message_type.fields_by_name["value"]
             ctx.current_field().field_type = get_type(value_fd)
             new = {k: transform(ctx, value_fd.message_type, value[k], field_transform)
                    for k in value}
         elif _is_repeated(fd):
-            new = [transform(ctx, fd.message_type, item, field_transform) for item in value]
+            new = [transform(ctx, schema_fd.message_type, item, field_transform)
+                   for item in value]
         elif fd.type == _FD.TYPE_MESSAGE:
             if not message.HasField(fd.name):
                 return
-            new = transform(ctx, fd.message_type, value, field_transform)
+            new = transform(ctx, schema_fd.message_type, value, field_transform)
         else:
             new = _scalar(ctx, value, field_transform)
         if ctx.rule.kind == RuleKind.CONDITION:
@@ -196,9 +203,62 @@ def _set_field(message, fd, value):
 
 
 def validate_message(executor, descriptor, message, fail_fast=False):
-    """Protobuf schemas carry no ``confluent:rules`` property: nothing to check (an empty
-    list), for the same interface as the other formats."""
+    """The ValidationRuleErrors of ``message`` against the inline rules of ``descriptor``
+    (the schema's): ``(confluent.message_meta).rules`` see the message, a field's
+    ``(confluent.field_meta).rules`` its value (not when a field with presence is unset);
+    fields are paired with the schema's by number; paths read ``a.b``, ``a[3]``,
+    ``a["key"]``."""
+    out = []
+    if executor is not None and descriptor is not None and message is not None:
+        _check(executor, descriptor, message, "", fail_fast, out)
+    return out
+
+
+def _rules_of(options, extension):
+    try:
+        if options.HasExtension(extension):
+            return [ValidationRule(r.name, r.doc, r.expr, r.sql)
+                    for r in options.Extensions[extension].rules]
+    except KeyError:
+        pass
     return []
+
+
+def _check(executor, descriptor, message, path, fail_fast, out):
+    """Inline rules below ``message``; True when ``fail_fast`` and a rule failed."""
+    if not isinstance(message, Message):
+        return False
+    for rule in _rules_of(descriptor.GetOptions(), meta_pb2.message_meta):
+        evaluate_validation_rule(executor, rule, descriptor, message, path, out)
+        if fail_fast and out:
+            return True
+    for fd in message.DESCRIPTOR.fields:
+        schema_fd = descriptor.fields_by_number.get(fd.number)
+        if schema_fd is None or (fd.has_presence and not message.HasField(fd.name)):
+            continue
+        value = getattr(message, fd.name)
+        where = schema_fd.name if not path else path + "." + schema_fd.name
+        for rule in _rules_of(schema_fd.GetOptions(), meta_pb2.field_meta):
+            evaluate_validation_rule(executor, rule, schema_fd, value, where, out)
+            if fail_fast and out:
+                return True
+        if fd.type != _FD.TYPE_MESSAGE or schema_fd.type != _FD.TYPE_MESSAGE:
+            continue
+        if is_map_field(fd):
+            value_fd = schema_fd.message_type.fields_by_name["value"]
+            if value_fd.type == _FD.TYPE_MESSAGE:
+                for key, item in value.items():
+                    if _check(executor, value_fd.message_type, item,
+                              '{}["{}"]'.format(where, key), fail_fast, out):
+                        return True
+        elif _is_repeated(fd):
+            for i, item in enumerate(value):
+                if _check(executor, schema_fd.message_type, item, "{}[{}]".format(where, i),
+                          fail_fast, out):
+                    return True
+        elif _check(executor, schema_fd.message_type, value, where, fail_fast, out):
+            return True
+    return False
 
 
 def _is_builtin(file_name):
@@ -292,6 +352,14 @@ class _RegisteredFiles:
         return message_factory.GetMessageClass(desc)
 
 
+def _files(serde):
+    """The serde's _RegisteredFiles (made on first use)."""
+    files = getattr(serde, "_registered_files", None)
+    if files is None:
+        files = serde._registered_files = _RegisteredFiles(serde._registry)
+    return files
+
+
 def _message_to_dict(message):
     """A message as JSON-shaped values for migration rules (JSON field names, every field)."""
     try:
@@ -338,6 +406,8 @@ class ProtobufSerializer(BaseSerializer):
         self._index_array = _message_indexes(msg_type.DESCRIPTOR)
         self._file = msg_type.DESCRIPTOR.file
 
+    _files = _files
+
     def _references(self, ctx, file_descriptor):
         """Register (auto.register.schemas) and look up each imported file; their references."""
         refs = []
@@ -378,9 +448,19 @@ class ProtobufSerializer(BaseSerializer):
             ),
         )
         schema_id.message_indexes = self._index_array
-        if selected is not None and ctx is not None and subject is not None:
-            message = self._execute_rules(ctx, subject, RuleMode.WRITE, None, selected.schema,
-                                          message, None, _field_transformer)
+        if selected is not None or self._validation_enabled():
+            # the registered schema's view of the message: its field names, tags and rules
+            desc = message.DESCRIPTOR
+            if selected is not None:
+                desc = self._files().message_class(selected.schema, name=desc.name).DESCRIPTOR
+
+            def field_transformer(ctx, field_transform, msg):
+                return transform(ctx, desc, msg, field_transform)
+
+            message = self._write_with_rules(
+                ctx, subject, selected, message, None, field_transformer,
+                lambda m: validate_message(self._validation_rule_executor, desc, m,
+                                           self._validation_rules_fail_fast))
         payload = self._encoding_rules_out(ctx, subject, selected, message.SerializeToString())
         return self._schema_id_serializer(payload, ctx, schema_id)
 
@@ -454,11 +534,7 @@ class ProtobufDeserializer(BaseDeserializer):
                                       _field_transformer, data)
         return msg
 
-    def _files(self):
-        files = getattr(self, "_registered_files", None)
-        if files is None:
-            files = self._registered_files = _RegisteredFiles(self._registry)
-        return files
+    _files = _files
 
 
 class ProtobufSerializerBuilder(_SerdeBuilder, SerializerBuilder):

@@ -686,3 +686,67 @@ def test_json_field_rules_follow_local_refs():
         return outcome(lambda: de(ser({"name": "ann", "age": 3}, ctx), ctx))
 
     assert both(scenario) == ("ok", {"name": "ann!", "age": 3})
+
+
+def _tagged_message_class():
+    """A message whose schema carries confluent.Meta options: field ``s`` tagged PII with a
+    rule, a message-level rule; built in its own pool (no protoc)."""
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    from confluent_binding.schema_registry.confluent import meta_pb2
+
+    pool = descriptor_pool.DescriptorPool()
+    for module in (descriptor_pb2, meta_pb2):
+        proto = descriptor_pb2.FileDescriptorProto()
+        module.DESCRIPTOR.CopyToProto(proto)
+        pool.Add(proto)
+    proto = descriptor_pb2.FileDescriptorProto(name="tagged.proto", package="tagged",
+                                               syntax="proto3",
+                                               dependency=["confluent/meta.proto"])
+    message = proto.message_type.add(name="Card")
+    field = message.field.add(name="s", number=1, type=9, label=1)
+    meta = field.options.Extensions[meta_pb2.field_meta]
+    meta.tags.append("PII")
+    rule = meta.rules.add()
+    rule.name, rule.expr = "short", "size(this) < 10"
+    message.field.add(name="n", number=2, type=5, label=1)
+    rule = message.options.Extensions[meta_pb2.message_meta].rules.add()
+    rule.name, rule.expr, rule.doc = "positive", "this.n > 0", "n must be positive"
+    pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("tagged.Card")), proto
+
+
+def test_protobuf_tags_and_inline_rules_from_confluent_meta_options():
+    import base64
+
+    from confluent_kafka.schema_registry import protobuf as ck_pb
+
+    from confluent_binding.schema_registry import protobuf
+
+    card, proto = _tagged_message_class()
+    text = base64.standard_b64encode(proto.SerializeToString()).decode()
+
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        client.register_schema("t-value", side.schema(text, "PROTOBUF", domain=[
+            ("mask", "TRANSFORM", "WRITE", "CEL_FIELD", "value + '#'", ["PII"])]))
+        module = protobuf if side.ours else ck_pb
+        ser = module.ProtobufSerializer(card, client, {
+            "auto.register.schemas": False, "use.latest.version": True,
+            "validation.rules.execution": "AFTER_DOMAIN_RULES"}, rule_registry=side.registry())
+        de = module.ProtobufDeserializer(card, {})
+        out = []
+        for record in (card(s="abc", n=1), card(s="abcdefghi", n=0)):
+            ctx = side.ctx("t", side.field.VALUE, [])
+            written = outcome(lambda: ser(record, ctx))
+            if written[0] == "ok":
+                read = de(written[1], ctx)
+                written = ("ok", read.s, read.n)
+            out.append(written)
+        return out
+
+    out = both(scenario)
+    assert out[0] == ("ok", "abc#", 1)
+    assert out[1][2] == ("Validation rule failed (2 violations):\n"
+                         "  - <root>: positive: n must be positive\n"
+                         "  - s: short: size(this) < 10")
