@@ -281,10 +281,6 @@ def _message_indexes(descriptor):
     return path[::-1]
 
 
-def _field_transformer(ctx, field_transform, message):
-    return transform(ctx, message.DESCRIPTOR, message, field_transform)
-
-
 class _RegisteredFiles:
     """Message classes for schemas read from the registry (a migration reads a record with the
     writer's registered schema and builds it with the reader's): each schema's file and the
@@ -530,8 +526,15 @@ class ProtobufDeserializer(BaseDeserializer):
                 raise SerializationError(str(e))
         if writer is not None and ctx is not None and subject is not None:
             reader = latest.schema if latest is not None else writer
-            msg = self._execute_rules(ctx, subject, RuleMode.READ, None, reader, msg, None,
-                                      _field_transformer, data)
+            if reader.rule_set is not None:
+                # the reader's registered schema names and tags the fields
+                desc = self._files().message_class(reader, name=msg.DESCRIPTOR.name).DESCRIPTOR
+
+                def field_transformer(ctx, field_transform, message):
+                    return transform(ctx, desc, message, field_transform)
+
+                msg = self._execute_rules(ctx, subject, RuleMode.READ, None, reader, msg, None,
+                                          field_transformer, data)
         return msg
 
     _files = _files

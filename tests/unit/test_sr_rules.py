@@ -750,3 +750,29 @@ def test_protobuf_tags_and_inline_rules_from_confluent_meta_options():
     assert out[1][2] == ("Validation rule failed (2 violations):\n"
                          "  - <root>: positive: n must be positive\n"
                          "  - s: short: size(this) < 10")
+
+
+def test_protobuf_read_rules_see_the_registered_schemas_tags():
+    import base64
+
+    from confluent_kafka.schema_registry import protobuf as ck_pb
+
+    from confluent_binding.schema_registry import protobuf
+
+    card, proto = _tagged_message_class()
+    text = base64.standard_b64encode(proto.SerializeToString()).decode()
+
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        client.register_schema("t-value", side.schema(text, "PROTOBUF", domain=[
+            ("unmask", "TRANSFORM", "READ", "CEL_FIELD", "value + '?'", ["PII"])]))
+        module = protobuf if side.ours else ck_pb
+        ser = module.ProtobufSerializer(card, client, {"auto.register.schemas": False,
+                                                       "use.latest.version": True})
+        de = module.ProtobufDeserializer(card, {}, schema_registry_client=client,
+                                         rule_registry=side.registry())
+        ctx = side.ctx("t", side.field.VALUE, [])
+        read = de(ser(card(s="abc", n=2), ctx), ctx)
+        return read.s, read.n
+
+    assert both(scenario) == ("abc?", 2)
