@@ -188,6 +188,25 @@ cdef class Producer(_Handle):
     cdef void _release(self) noexcept
 
 
+# -- aio_future.pyx --
+
+@cython.final
+cdef class DeliveryFuture:
+    cdef object loop
+    cdef int state                  # FUT_PENDING, FUT_CANCELLED or FUT_FINISHED
+    cdef object value               # the delivered Message
+    cdef object exc                 # or the exception it failed with
+    cdef object cb0                 # the first done-callback and its context, then the others:
+    cdef object ctx0                # a list of (callback, context), in the order they came
+    cdef list more
+    cdef object cancel_msg
+    cdef bint log_tb                # an exception nobody retrieved (reported when freed)
+    cdef public bint _asyncio_future_blocking
+
+    cdef list _pending_callbacks(self)
+    cdef int _check_pending(self) except -1
+
+
 # -- consumer.pyx --
 
 ctypedef struct _Taken:

@@ -14,6 +14,7 @@ include "conf.pyx"        # configuration: Python dict -> rd_kafka_conf_t
 include "types.pyx"       # value types and every C <-> Python conversion
 include "handle.pyx"      # _Handle (one rd_kafka_t), the GIL-free call bracket, trampolines
 include "producer.pyx"
+include "aio_future.pyx"    # the asyncio producer's DeliveryFuture and its compiled produce()
 include "consumer.pyx"
 include "arrow.pyx"         # columnar consume: messages into Arrow buffers
 include "share_consumer.pyx"  # ShareConsumer (one rd_kafka_share_t), KIP-932 share groups

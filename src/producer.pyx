@@ -249,23 +249,18 @@ cdef class Producer(_Handle):
                                 headers)
         return err
 
-    def _produce_future(self, topic, value, key, int32_t partition, int64_t timestamp, headers,
-                        fut):
-        """The asyncio producer's produce: enqueue a message whose delivery report resolves
-        ``fut`` (an asyncio.Future; its result is the delivered Message, or KafkaException)
-        inside the serving call, with no Python callback in between. A future already done
-        (its awaiting task gave up) is left alone; the report is still served, once. Raises
-        BufferError at once when the local queue is full (the caller waits on its loop)."""
-        global _future_type
-        if _future_type is None:
-            from asyncio import Future
-            _future_type = Future
-        if type(fut) is not _future_type:
-            raise TypeError("fut must be an asyncio.Future, not %s" % type(fut).__name__)
+    def _produce_delivery(self, topic, value, key, int32_t partition, int64_t timestamp,
+                          headers, loop):
+        """The asyncio producer's produce: enqueue a message and return the DeliveryFuture
+        (on ``loop``) its delivery report resolves inside the serving call, with no Python
+        callback in between. Raises BufferError at once when the local queue is full (the
+        caller waits on its loop)."""
+        cdef DeliveryFuture fut = _new_future(loop)
         cdef rd_kafka_resp_err_t err = self._produce(self._topic(topic), value, key, partition,
                                                      fut, timestamp, headers)
         if err:
             _raise_produce_error(err)
+        return fut
 
     def produce_batch(self, topic, messages, int32_t partition=RD_KAFKA_PARTITION_UA,
                       on_delivery=None, callback=None):
@@ -309,25 +304,38 @@ cdef class Producer(_Handle):
         cdef size_t n, i
         cdef int count = 0
         cdef Message m
-        while True:
-            n = rd_kafka_event_message_array(ev, msgs, DR_BATCH)
-            if n == 0:
-                return count
-            count += n
-            for i in range(n):
-                rkm = msgs[i]
-                cb = _take(rkm._private) if rkm._private != NULL else self._on_delivery
-                if cb is None or (self._dr_only_error and rkm.err == RD_KAFKA_RESP_ERR_NO_ERROR
-                                  and type(cb) is not _future_type):
-                    continue
-                m = _message_from_c(rkm, self._names, True)
-                if self._exc is not None:
-                    self._pending.append((cb, m))   # served by the next poll()/flush()
-                    continue
-                try:
-                    _report(cb, m)
-                except BaseException as exc:
-                    self._stash(exc)
+        cdef list ready = None      # DeliveryFutures resolved here with done-callbacks to run
+        try:
+            while True:
+                n = rd_kafka_event_message_array(ev, msgs, DR_BATCH)
+                if n == 0:
+                    return count
+                count += n
+                for i in range(n):
+                    rkm = msgs[i]
+                    cb = _take(rkm._private) if rkm._private != NULL else self._on_delivery
+                    if type(cb) is DeliveryFuture:
+                        # no Python runs: resolved now, its callbacks scheduled below
+                        if (<DeliveryFuture>cb).state == FUT_PENDING and _fut_deliver(
+                                cb, _message_from_c(rkm, self._names, True)):
+                            if ready is None:
+                                ready = []
+                            ready.append(cb)
+                        continue
+                    if cb is None or (self._dr_only_error
+                                      and rkm.err == RD_KAFKA_RESP_ERR_NO_ERROR):
+                        continue
+                    m = _message_from_c(rkm, self._names, True)
+                    if self._exc is not None:
+                        self._pending.append((cb, m))   # served by the next poll()/flush()
+                        continue
+                    try:
+                        cb(m._error, m)
+                    except BaseException as exc:
+                        self._stash(exc)
+        finally:
+            if ready is not None:
+                _fut_dispatch(ready)
 
     cdef int _serve_event(self, rd_kafka_event_t *ev) except -1:
         """Delivery reports here; every other event as any handle serves it."""
@@ -348,7 +356,7 @@ cdef class Producer(_Handle):
             cb, m = self._pending.popleft()
             n += 1
             try:
-                _report(cb, m)
+                cb(m._error, m)
             except BaseException as exc:
                 self._stash(exc)
         return n
@@ -536,7 +544,9 @@ cdef class Producer(_Handle):
                 while n:
                     for i in range(n):
                         if msgs[i]._private != NULL:
-                            _take(msgs[i]._private)
+                            cb = _take(msgs[i]._private)
+                            if type(cb) is DeliveryFuture:
+                                _gc_track(cb)  # its callbacks may lead back to it
                     n = rd_kafka_event_message_array(ev, msgs, DR_BATCH)
             rd_kafka_event_destroy(ev)
             ev = rd_kafka_queue_poll(self._queue, 0)
@@ -566,29 +576,10 @@ cdef double _max_block_seconds(object value) except -1:
     return ms / 1000.0
 
 
-# asyncio.Future, once the asyncio producer has used Producer._produce_future (the binding does not
-# import asyncio itself)
-cdef object _future_type = None
-
-
 cdef inline object _callback(object cb):
     if cb is not None and not callable(cb):
         raise TypeError("on_delivery must be callable, not %s" % type(cb).__name__)
     return cb
-
-
-cdef inline int _report(object cb, Message m) except -1:
-    """Hand one delivery report to its receiver: the message's callback, or the future of
-    Producer._produce_future (resolved unless already done, e.g. cancelled)."""
-    if type(cb) is _future_type:
-        if not cb.done():
-            if m._error is None:
-                cb.set_result(m)
-            else:
-                cb.set_exception(KafkaException(m._error))
-    else:
-        cb(m._error, m)
-    return 0
 
 
 cdef tuple _batch_item(object m, int i, int32_t partition, object cb):

@@ -15,6 +15,19 @@ from libc.stdlib cimport malloc
 from libc.string cimport memcpy, strcmp
 
 from includes.python cimport PyUnicode_AsUTF8AndSize
+
+
+cdef extern from "Python.h":
+    void PyObject_GC_Track(object op)
+    void PyObject_GC_UnTrack(object op)
+    bint PyObject_GC_IsTracked(object op)
+
+
+cdef inline void _gc_track(object o) noexcept:
+    """Put an object that was made outside the cycle collector (it could not be part of a
+    reference cycle then) back under it, once it may be."""
+    if not PyObject_GC_IsTracked(o):
+        PyObject_GC_Track(o)
 from includes.rdkafka cimport (
     RD_KAFKA_OFFSET_BEGINNING,
     RD_KAFKA_OFFSET_END,
@@ -157,6 +170,8 @@ cdef class Message:
 
     def headers(self):
         """A list of (str, bytes|None) tuples, or None when the message has no headers."""
+        if self._headers is not None:
+            _gc_track(self)     # the caller may put anything into the list
         return self._headers
 
     def timestamp(self):
@@ -175,18 +190,23 @@ cdef class Message:
         return None if self._delivery_count <= 0 else self._delivery_count
 
     def set_headers(self, headers):
+        _gc_track(self)
         self._headers = headers
 
     def set_key(self, key):
+        _gc_track(self)
         self._key = key
 
     def set_value(self, value):
+        _gc_track(self)
         self._value = value
 
     def set_topic(self, topic):
+        _gc_track(self)
         self._topic = topic
 
     def set_error(self, error):
+        _gc_track(self)
         self._error = error
 
     def __len__(self):
@@ -271,6 +291,11 @@ cdef Message _message_from_c(const rd_kafka_message_t *rkm, _TopicNames names, b
     """Copy a librdkafka message into a new Message (the caller still owns rkm)."""
     cdef Message m = Message.__new__(Message)
     cdef rd_kafka_timestamp_type_t tstype
+    # It refers only to new str/bytes/KafkaError/list-of-tuples objects, none of which can lead
+    # back to it: no cycle is possible, so the cycle collector need not look at it (the many
+    # delivered Messages held by asyncio futures until their callbacks run would otherwise make
+    # it walk them again and again). set_*() and headers() put it back under the collector.
+    PyObject_GC_UnTrack(m)
     m._topic = names.get(rkm.rkt) if rkm.rkt != NULL else None
     m._partition = rkm.partition
     m._offset = rkm.offset

@@ -6,7 +6,8 @@ same engine.
 """
 
 from ._consumer import AIOConsumer
+from .._core import DeliveryFuture
 from ._producer import AIOProducer
 from ._serializing import AsyncDeserializingConsumer, AsyncSerializingProducer
 
-__all__ = ["AIOConsumer", "AIOProducer", "AsyncDeserializingConsumer", "AsyncSerializingProducer"]
+__all__ = ["DeliveryFuture", "AIOConsumer", "AIOProducer", "AsyncDeserializingConsumer", "AsyncSerializingProducer"]

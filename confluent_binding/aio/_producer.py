@@ -2,9 +2,8 @@
 
 import asyncio
 import functools
-from asyncio import Future as _Future
 
-from .._core import KafkaError, Producer
+from .._core import DeliveryFuture, KafkaError, Producer, _aio_produce
 from ..error import KafkaException
 from ._engine import (
     Background,
@@ -36,12 +35,13 @@ def _settle(fut, on_delivery, err, msg):
 class AIOProducer(HandleCalls):
     """An asyncio producer with confluent-kafka 2.16's ``confluent_kafka.aio.AIOProducer`` API.
 
-    Created inside a running loop. ``await produce(...)`` enqueues the message and returns an
-    ``asyncio.Future`` that resolves to the delivered :class:`Message` (or raises
-    :class:`KafkaException`); when librdkafka's queue is full it waits for room, served by the
-    loop, instead of raising BufferError. Delivery reports and every callback (``error_cb``,
-    ``stats_cb``, ``throttle_cb`` may be coroutine functions) are served on the loop thread
-    when librdkafka signals the loop; no thread is started.
+    Created inside a running loop. ``await produce(...)`` enqueues the message and returns a
+    :class:`DeliveryFuture` (asyncio's future protocol; not a subclass of ``asyncio.Future``)
+    that resolves to the delivered :class:`Message` (or raises :class:`KafkaException`); when
+    librdkafka's queue is full it waits for room, served by the loop, instead of raising
+    BufferError. Delivery reports and every callback (``error_cb``, ``stats_cb``,
+    ``throttle_cb`` may be coroutine functions) are served on the loop thread when librdkafka
+    signals the loop; no thread is started.
 
     ``max_workers``, ``executor``, ``batch_size`` and ``buffer_timeout`` are accepted for
     compatibility and unused: there is no thread pool and no Python-side batching (librdkafka
@@ -56,13 +56,8 @@ class AIOProducer(HandleCalls):
         self._closed = True
         self._background = Background(self._loop)
         conf = dict(producer_conf or {}, **kwargs)
+        self._fast = None
         self._producer = self._client_type(wrap_callbacks(conf, self._background))
-        # the compiled fast path resolves plain futures itself; a serializing producer's
-        # produce() must run (it serializes), and a loop whose futures are not asyncio's
-        # gets a Python callback per report
-        self._produce_future = (self._producer._produce_future
-                                if self._client_type is Producer
-                                and type(self._loop.create_future()) is _Future else None)
         try:
             self._wakeup = Wakeup(self._loop, self._producer, self._serve, _CLOSED)
             self._watch = LoopWatch(self)
@@ -70,6 +65,10 @@ class AIOProducer(HandleCalls):
             self._producer.close(0)
             raise
         self._closed = False
+        # produce()'s compiled path, while open: the delivery report resolves the future inside
+        # the serving call. A serializing producer's produce() must run (it serializes).
+        if self._client_type is Producer:
+            self._fast = self._producer
 
     # -- the engine: serve what librdkafka signalled --
 
@@ -92,26 +91,29 @@ class AIOProducer(HandleCalls):
 
     # -- producing --
 
-    async def produce(self, topic, value=None, key=None, partition=-1, on_delivery=None,
-                      timestamp=0, headers=None, callback=None):
-        """Enqueue a message; returns a future resolved with the delivered Message (or a
-        KafkaException). Waits (on the loop) while librdkafka's queue is full."""
+    # produce(topic, value=None, key=None, partition=-1, on_delivery=None, timestamp=0,
+    # headers=None, callback=None): a compiled coroutine that enqueues the message and returns
+    # its DeliveryFuture; it awaits _produce() for what it does not do itself
+    produce = _aio_produce
+
+    async def _produce(self, topic, value, key, partition, on_delivery, timestamp, headers,
+                       callback):
+        """produce() with a callback of the caller's, through a serializing producer, or while
+        librdkafka's queue is full (then it waits for room on the loop)."""
         if self._closed:
             raise RuntimeError(_CLOSED)
-        fast = self._produce_future
-        fut = self._loop.create_future() if fast is None else _Future(loop=self._loop)
         cb = on_delivery or callback
-        if cb is not None:
-            fast = None
+        fast = self._fast is not None and cb is None
         while True:
             try:
-                if fast is not None:
-                    # the delivery report resolves fut inside the serving call (compiled)
-                    fast(topic, value, key, partition, timestamp, headers, fut)
-                else:
-                    self._producer.produce(topic, value, key, partition=partition,
-                                           on_delivery=functools.partial(_settle, fut, cb),
-                                           timestamp=timestamp, headers=headers)
+                if fast:
+                    # the delivery report resolves the future inside the serving call
+                    return self._producer._produce_delivery(topic, value, key, partition,
+                                                            timestamp, headers, self._loop)
+                fut = DeliveryFuture(loop=self._loop)
+                self._producer.produce(topic, value, key, partition=partition,
+                                       on_delivery=functools.partial(_settle, fut, cb),
+                                       timestamp=timestamp, headers=headers)
                 return fut
             except BufferError:
                 if not self._serve():           # nothing ready: wait for the next report
@@ -213,6 +215,7 @@ class AIOProducer(HandleCalls):
         finally:
             if not self._closed:
                 self._closed = True
+                self._fast = None
                 self._watch.close()
                 self._wakeup.close()
                 self._producer.close(0)     # purges what is left, serving each report once
@@ -222,6 +225,7 @@ class AIOProducer(HandleCalls):
         if getattr(self, "_closed", True):
             return False
         self._closed = True
+        self._fast = None
         self._watch.close()
         self._wakeup.close()
         self._producer.close(0)     # purges what is left: each future fails once

@@ -304,32 +304,31 @@ def test_non_callable_on_delivery_of_produce_batch(mock_producer):
 
 
 def test_future_resolved_by_its_delivery_report():
-    """The asyncio producer's path: a delivery report resolves an asyncio.Future inside the
+    """The asyncio producer's path: a delivery report resolves its DeliveryFuture inside the
     serving call, also with delivery.report.only.error; a future already done (cancelled) is
-    left alone and its report still served once; anything else is refused."""
+    left alone and its report still served once."""
     import asyncio
+
+    from confluent_binding.aio import DeliveryFuture
     loop = asyncio.new_event_loop()
     try:
         p = Producer(mock(**{"delivery.report.only.error": True}))
-        ok, cancelled = loop.create_future(), loop.create_future()
-        p._produce_future("fr", b"v", b"k", 0, 1700000000000, [("h", b"1")], ok)
-        p._produce_future("fr", b"w", None, 0, 0, None, cancelled)
-        cancelled.cancel()
+        ok = p._produce_delivery("fr", b"v", b"k", 0, 1700000000000, [("h", b"1")], loop)
+        cancelled = p._produce_delivery("fr", b"w", None, 0, 0, None, loop)
+        assert type(ok) is DeliveryFuture and ok.get_loop() is loop and not ok.done()
+        assert asyncio.isfuture(ok)
+        assert cancelled.cancel()
         assert p.flush(10) == 0
         m = ok.result()
         assert (m.error(), m.topic(), m.partition(), m.offset(), m.key(), m.value()) == (
             None, "fr", 0, 0, b"k", b"v")
         assert cancelled.cancelled()
-        failed = loop.create_future()
         p2 = Producer(mock(**{"linger.ms": 60000}))
-        p2._produce_future("fr", b"x", None, -1, 0, None, failed)
+        failed = p2._produce_delivery("fr", b"x", None, -1, 0, None, loop)
         p2.purge()
         assert p2.flush(10) == 0
         assert isinstance(failed.exception(), KafkaException)
         assert failed.exception().args[0].code() == KafkaError._PURGE_QUEUE
-        for bad in (lambda e, m: None, None, 5):
-            with pytest.raises(TypeError, match="fut must be an asyncio.Future"):
-                p._produce_future("fr", b"v", None, 0, 0, None, bad)
         assert len(p) == 0
         p.close()
         p2.close()

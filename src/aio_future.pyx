@@ -1,0 +1,365 @@
+# The asyncio producer's hot path: DeliveryFuture, one per message, which speaks asyncio's
+# future protocol; the delivery reports of one served batch run their futures' done-callbacks
+# from ONE loop.call_soon (asyncio's own Future makes a Handle per callback); and the compiled
+# coroutine that is AIOProducer.produce.
+
+from cpython.contextvars cimport PyContext_CopyCurrent, PyContext_Enter, PyContext_Exit
+
+cdef enum:
+    FUT_PENDING = 0
+    FUT_CANCELLED = 1
+    FUT_FINISHED = 2
+
+# asyncio's exception types, imported when the first DeliveryFuture needs one (the binding does
+# not import asyncio itself)
+cdef object _CancelledError = None
+cdef object _InvalidStateError = None
+
+
+cdef int _asyncio_types() except -1:
+    global _CancelledError, _InvalidStateError
+    if _CancelledError is None:
+        from asyncio import CancelledError, InvalidStateError
+        _CancelledError, _InvalidStateError = CancelledError, InvalidStateError
+    return 0
+
+
+cdef tuple _STATES = ("PENDING", "CANCELLED", "FINISHED")
+
+
+@cython.final
+cdef class DeliveryFuture:
+    """The future ``await AIOProducer.produce(...)`` returns: its result is the delivered
+    :class:`Message`, or it raises :class:`KafkaException` when delivery failed.
+
+    It follows asyncio's future protocol (``asyncio.isfuture()`` is true; tasks await it;
+    ``gather``, ``wait``, ``wait_for``, ``shield`` and ``wrap``-style chaining accept it), with
+    ``result``, ``exception``, ``done``, ``cancelled``, ``cancel``, ``add_done_callback`` /
+    ``remove_done_callback`` (with ``context``), ``get_loop``, ``set_result`` and
+    ``set_exception``. It is not a subclass of ``asyncio.Future``. Done-callbacks run on the
+    loop, in the context they were added with, never inside the call that resolved the future:
+    those of every future one served batch of delivery reports resolved are run by one loop
+    callback, in order. An exception a done-callback raises goes to the loop's exception
+    handler, as asyncio does. Cancelling it does not withdraw the message: its delivery report
+    is still served, once.
+    """
+
+    def __init__(self, *, loop=None):
+        if loop is None:
+            from asyncio import get_running_loop
+            loop = get_running_loop()
+        self.loop = loop
+
+    # -- reading --
+
+    def get_loop(self):
+        return self.loop
+
+    def done(self):
+        return self.state != FUT_PENDING
+
+    def cancelled(self):
+        return self.state == FUT_CANCELLED
+
+    def result(self):
+        if self.state == FUT_CANCELLED:
+            raise self._make_cancelled_error()
+        if self.state == FUT_PENDING:
+            _asyncio_types()
+            raise _InvalidStateError("Result is not ready.")
+        self.log_tb = False
+        if self.exc is not None:
+            raise self.exc
+        return self.value
+
+    def exception(self):
+        if self.state == FUT_CANCELLED:
+            raise self._make_cancelled_error()
+        if self.state == FUT_PENDING:
+            _asyncio_types()
+            raise _InvalidStateError("Exception is not set.")
+        self.log_tb = False
+        return self.exc
+
+    def _make_cancelled_error(self):
+        _asyncio_types()
+        if self.cancel_msg is None:
+            return _CancelledError()
+        return _CancelledError(self.cancel_msg)
+
+    # -- callbacks --
+
+    def add_done_callback(self, fn, *, context=None):
+        """Call ``fn(future)`` on the loop once the future is done."""
+        if context is None:
+            context = PyContext_CopyCurrent()
+        if self.state != FUT_PENDING:
+            self.loop.call_soon(fn, self, context=context)
+        elif self.cb0 is None and self.more is None:
+            self.cb0, self.ctx0 = fn, context
+        elif self.more is None:
+            self.more = [(fn, context)]
+        else:
+            self.more.append((fn, context))
+
+    def remove_done_callback(self, fn):
+        """Remove every pending ``fn``; returns how many were removed."""
+        cdef list left = self._pending_callbacks()
+        cdef list kept = [c for c in left if c[0] != fn]
+        if len(kept) == len(left):
+            return 0
+        self.cb0 = self.ctx0 = self.more = None
+        if kept:
+            self.cb0, self.ctx0 = kept[0]
+            if len(kept) > 1:
+                self.more = kept[1:]
+        return len(left) - len(kept)
+
+    cdef list _pending_callbacks(self):
+        cdef list out = [] if self.cb0 is None else [(self.cb0, self.ctx0)]
+        if self.more is not None:
+            out.extend(self.more)
+        return out
+
+    # -- resolving --
+
+    def cancel(self, msg=None):
+        """Cancel the future (the message is not withdrawn: its report is still served)."""
+        if self.state != FUT_PENDING:
+            return False
+        self.state = FUT_CANCELLED
+        self.cancel_msg = msg
+        _gc_track(self)
+        _fut_dispatch_one(self)
+        return True
+
+    def set_result(self, result):
+        self._check_pending()
+        self.value = result
+        self.state = FUT_FINISHED
+        _gc_track(self)
+        _fut_dispatch_one(self)
+
+    def set_exception(self, exception):
+        self._check_pending()
+        if isinstance(exception, type):
+            exception = exception()
+        if isinstance(exception, StopIteration):
+            raise TypeError("StopIteration interacts badly with generators and cannot be "
+                            "raised into a Future")
+        if not isinstance(exception, BaseException):
+            raise TypeError("exception must be an exception, not %s" % type(exception).__name__)
+        self.exc = exception
+        self.state = FUT_FINISHED
+        self.log_tb = True
+        _gc_track(self)
+        _fut_dispatch_one(self)
+
+    cdef int _check_pending(self) except -1:
+        if self.state != FUT_PENDING:
+            _asyncio_types()
+            raise _InvalidStateError("%s: %r" % (_STATES[self.state], self))
+        return 0
+
+    # -- awaiting --
+
+    def __await__(self):
+        if self.state == FUT_PENDING:
+            self._asyncio_future_blocking = True
+            yield self              # the task waits until the future is done
+        if self.state == FUT_PENDING:
+            raise RuntimeError("await wasn't used with future")
+        return self.result()
+
+    def __iter__(self):
+        return self.__await__()
+
+    # -- what asyncio's own helpers read --
+
+    @property
+    def _loop(self):
+        return self.loop
+
+    @property
+    def _state(self):
+        return _STATES[self.state]
+
+    @property
+    def _cancel_message(self):
+        return self.cancel_msg
+
+    @property
+    def _callbacks(self):
+        return self._pending_callbacks()
+
+    @property
+    def _exception(self):
+        return self.exc
+
+    @property
+    def _result(self):
+        return self.value
+
+    @property
+    def _log_traceback(self):
+        return self.log_tb
+
+    @_log_traceback.setter
+    def _log_traceback(self, value):
+        if value:
+            raise ValueError("_log_traceback can only be set to False")
+        self.log_tb = False
+
+    _source_traceback = None
+
+    def __repr__(self):
+        if self.state == FUT_FINISHED:
+            what = ("exception=%r" % (self.exc,) if self.exc is not None
+                    else "result=%r" % (self.value,))
+            return "<DeliveryFuture finished %s>" % what
+        return "<DeliveryFuture %s>" % _STATES[self.state].lower()
+
+    def __del__(self):
+        if self.log_tb and self.exc is not None and self.loop is not None:
+            self.loop.call_exception_handler({
+                "message": "DeliveryFuture exception was never retrieved",
+                "exception": self.exc, "future": self})
+
+
+cdef DeliveryFuture _new_future(object loop):
+    """A future of the compiled produce path. It starts outside the cycle collector: while
+    pending it is held by its message (so it is not garbage), it refers only to its loop, its
+    delivered Message (which refers to nothing that could lead back) and its done-callbacks,
+    which are dropped when they are scheduled. It joins the collector (_fut_track) as soon as
+    it holds anything else (an exception, whose traceback may lead back to it; a result or
+    cancel message set by hand), so a cycle through it is still found."""
+    cdef DeliveryFuture f = DeliveryFuture.__new__(DeliveryFuture)
+    f.loop = loop
+    PyObject_GC_UnTrack(f)
+    return f
+
+
+cdef int _fut_deliver(DeliveryFuture f, Message m) except -1:
+    """Resolve ``f`` with its delivery report (if its awaiting task has not given up on it);
+    1 when it has done-callbacks to run."""
+    if f.state != FUT_PENDING:
+        return 0
+    f.state = FUT_FINISHED
+    if m._error is None:
+        f.value = m
+    else:
+        f.exc = KafkaException(m._error)
+        f.log_tb = True
+        _gc_track(f)
+    return f.cb0 is not None or f.more is not None
+
+
+cdef int _fut_dispatch_one(DeliveryFuture f) except -1:
+    if f.cb0 is not None or f.more is not None:
+        _fut_dispatch([f])
+    return 0
+
+
+cdef int _fut_dispatch(list ready) except -1:
+    """Schedule the done-callbacks of these just-resolved futures: one loop.call_soon for all
+    of one loop's. A closed loop can run nothing: its callbacks are dropped."""
+    cdef DeliveryFuture f = ready[0]
+    loop = f.loop
+    cdef dict by_loop = None
+    for f in ready:
+        if f.loop is not loop:
+            by_loop = {}
+            break
+    if by_loop is None:
+        _schedule(loop, ready)
+        return 0
+    for f in ready:
+        by_loop.setdefault(f.loop, []).append(f)
+    for loop, futs in by_loop.items():
+        _schedule(loop, futs)
+    return 0
+
+
+cdef int _schedule(object loop, list futs) except -1:
+    cdef DeliveryFuture f
+    if not loop.is_closed():
+        loop.call_soon(_run_done_callbacks, futs)
+        return 0
+    for f in futs:
+        f.cb0 = f.ctx0 = f.more = None
+    return 0
+
+
+def _run_done_callbacks(list futs):
+    """Run the done-callbacks of ``futs`` (a loop callback), each in its context. An exception
+    goes to the loop's exception handler; SystemExit and KeyboardInterrupt propagate, as from
+    any loop callback, after what was not run yet has been scheduled again."""
+    cdef Py_ssize_t i = 0, j, n = len(futs)
+    cdef DeliveryFuture f
+    cdef list more
+    while i < n:
+        f = futs[i]
+        i += 1
+        cb, ctx, more = f.cb0, f.ctx0, f.more
+        f.cb0 = f.ctx0 = f.more = None
+        if cb is not None:
+            try:
+                _call_done(f, cb, ctx)
+            except BaseException:
+                f.more = more
+                _run_later(f, futs[i:])
+                raise
+        if more is not None:
+            for j in range(len(more)):
+                cb, ctx = more[j]
+                try:
+                    _call_done(f, cb, ctx)
+                except BaseException:
+                    f.more = more[j + 1:] or None
+                    _run_later(f, futs[i:])
+                    raise
+
+
+cdef int _run_later(DeliveryFuture f, list rest) except -1:
+    if f.more is not None:
+        rest.insert(0, f)
+    if rest:
+        f.loop.call_soon(_run_done_callbacks, rest)
+    return 0
+
+
+cdef int _call_done(DeliveryFuture f, object cb, object ctx) except -1:
+    try:
+        PyContext_Enter(ctx)
+        try:
+            cb(f)
+        finally:
+            PyContext_Exit(ctx)
+    except (SystemExit, KeyboardInterrupt):
+        raise
+    except BaseException as exc:
+        f.loop.call_exception_handler({
+            "message": "Exception in callback %s(%r)" % (getattr(cb, "__qualname__", cb), f),
+            "exception": exc, "future": f})
+    return 0
+
+
+async def _aio_produce(self, topic, value=None, key=None, partition=-1, on_delivery=None,
+                       timestamp=0, headers=None, callback=None):
+    """Enqueue a message; returns a DeliveryFuture resolved with the delivered Message (or a
+    KafkaException). Waits (on the loop) while librdkafka's queue is full."""
+    cdef Producer p
+    cdef DeliveryFuture fut
+    cdef rd_kafka_resp_err_t err
+    fast = self._fast
+    if fast is not None and on_delivery is None and callback is None:
+        p = <Producer>fast
+        fut = _new_future(self._loop)
+        err = p._produce(p._topic(topic), value, key, partition, fut, timestamp, headers)
+        if err == RD_KAFKA_RESP_ERR_NO_ERROR:
+            return fut
+        if err != RD_KAFKA_RESP_ERR__QUEUE_FULL:
+            _raise_produce_error(err)
+    # a callback of the caller's, a serializing producer, a closed producer or a full queue
+    return await self._produce(topic, value, key, partition, on_delivery, timestamp, headers,
+                               callback)
