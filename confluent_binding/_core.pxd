@@ -202,6 +202,7 @@ cdef class DeliveryFuture:
     cdef object cancel_msg
     cdef bint log_tb                # an exception nobody retrieved (reported when freed)
     cdef public bint _asyncio_future_blocking
+    cdef object __weakref__
 
     cdef list _pending_callbacks(self)
     cdef int _check_pending(self) except -1

@@ -28,6 +28,7 @@ cdef tuple _STATES = ("PENDING", "CANCELLED", "FINISHED")
 
 
 @cython.final
+@cython.auto_pickle(False)
 cdef class DeliveryFuture:
     """The future ``await AIOProducer.produce(...)`` returns: its result is the delivered
     :class:`Message`, or it raises :class:`KafkaException` when delivery failed.
@@ -66,7 +67,7 @@ cdef class DeliveryFuture:
             raise self._make_cancelled_error()
         if self.state == FUT_PENDING:
             _asyncio_types()
-            raise _InvalidStateError("Result is not ready.")
+            raise _InvalidStateError("Result is not set.")
         self.log_tb = False
         if self.exc is not None:
             raise self.exc
@@ -91,11 +92,16 @@ cdef class DeliveryFuture:
 
     def add_done_callback(self, fn, *, context=None):
         """Call ``fn(future)`` on the loop once the future is done."""
-        if context is None:
+        cdef bint copied = context is None
+        if copied:
             context = PyContext_CopyCurrent()
         if self.state != FUT_PENDING:
             self.loop.call_soon(fn, self, context=context)
         elif self.cb0 is None and self.more is None:
+            if copied and not PyObject_GC_IsTracked(self):
+                # Our copy, referred to by nothing but this future, which is outside the cycle
+                # collector: it need not be under it either (see _ctx_out) until it leaves.
+                PyObject_GC_UnTrack(context)
             self.cb0, self.ctx0 = fn, context
         elif self.more is None:
             self.more = [(fn, context)]
@@ -116,7 +122,7 @@ cdef class DeliveryFuture:
         return len(left) - len(kept)
 
     cdef list _pending_callbacks(self):
-        cdef list out = [] if self.cb0 is None else [(self.cb0, self.ctx0)]
+        cdef list out = [] if self.cb0 is None else [(self.cb0, _ctx_out(self.ctx0))]
         if self.more is not None:
             out.extend(self.more)
         return out
@@ -129,7 +135,7 @@ cdef class DeliveryFuture:
             return False
         self.state = FUT_CANCELLED
         self.cancel_msg = msg
-        _gc_track(self)
+        _fut_join(self)
         _fut_dispatch_one(self)
         return True
 
@@ -137,7 +143,7 @@ cdef class DeliveryFuture:
         self._check_pending()
         self.value = result
         self.state = FUT_FINISHED
-        _gc_track(self)
+        _fut_join(self)
         _fut_dispatch_one(self)
 
     def set_exception(self, exception):
@@ -152,7 +158,7 @@ cdef class DeliveryFuture:
         self.exc = exception
         self.state = FUT_FINISHED
         self.log_tb = True
-        _gc_track(self)
+        _fut_join(self)
         _fut_dispatch_one(self)
 
     cdef int _check_pending(self) except -1:
@@ -219,6 +225,9 @@ cdef class DeliveryFuture:
             return "<DeliveryFuture finished %s>" % what
         return "<DeliveryFuture %s>" % _STATES[self.state].lower()
 
+    def __dealloc__(self):
+        _ctx_out(self.ctx0)
+
     def __del__(self):
         if self.log_tb and self.exc is not None and self.loop is not None:
             self.loop.call_exception_handler({
@@ -230,13 +239,29 @@ cdef DeliveryFuture _new_future(object loop):
     """A future of the compiled produce path. It starts outside the cycle collector: while
     pending it is held by its message (so it is not garbage), it refers only to its loop, its
     delivered Message (which refers to nothing that could lead back) and its done-callbacks,
-    which are dropped when they are scheduled. It joins the collector (_fut_track) as soon as
+    which are dropped when they are scheduled. It joins the collector (_fut_join) as soon as
     it holds anything else (an exception, whose traceback may lead back to it; a result or
     cancel message set by hand), so a cycle through it is still found."""
     cdef DeliveryFuture f = DeliveryFuture.__new__(DeliveryFuture)
     f.loop = loop
     PyObject_GC_UnTrack(f)
     return f
+
+
+cdef inline object _ctx_out(object ctx):
+    """The first done-callback's context of a future outside the cycle collector may be a copy
+    this module made and took out of the collector too (add_done_callback). It goes back under
+    it before the future lets go of it or shows it to anyone (its deallocation requires it),
+    and whenever the future joins the collector (_fut_join): no path skips this."""
+    if ctx is not None:
+        _gc_track(ctx)
+    return ctx
+
+
+cdef inline void _fut_join(DeliveryFuture f) noexcept:
+    """Put the future (and its first callback's context) under the cycle collector."""
+    _ctx_out(f.ctx0)
+    _gc_track(f)
 
 
 cdef int _fut_deliver(DeliveryFuture f, Message m) except -1:
@@ -250,7 +275,7 @@ cdef int _fut_deliver(DeliveryFuture f, Message m) except -1:
     else:
         f.exc = KafkaException(m._error)
         f.log_tb = True
-        _gc_track(f)
+        _fut_join(f)
     return f.cb0 is not None or f.more is not None
 
 
@@ -286,6 +311,7 @@ cdef int _schedule(object loop, list futs) except -1:
         loop.call_soon(_run_done_callbacks, futs)
         return 0
     for f in futs:
+        _ctx_out(f.ctx0)
         f.cb0 = f.ctx0 = f.more = None
     return 0
 
@@ -300,7 +326,7 @@ def _run_done_callbacks(list futs):
     while i < n:
         f = futs[i]
         i += 1
-        cb, ctx, more = f.cb0, f.ctx0, f.more
+        cb, ctx, more = f.cb0, _ctx_out(f.ctx0), f.more
         f.cb0 = f.ctx0 = f.more = None
         if cb is not None:
             try:

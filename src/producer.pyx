@@ -546,7 +546,7 @@ cdef class Producer(_Handle):
                         if msgs[i]._private != NULL:
                             cb = _take(msgs[i]._private)
                             if type(cb) is DeliveryFuture:
-                                _gc_track(cb)  # its callbacks may lead back to it
+                                _fut_join(cb)  # its callbacks may lead back to it
                     n = rd_kafka_event_message_array(ev, msgs, DR_BATCH)
             rd_kafka_event_destroy(ev)
             ev = rd_kafka_queue_poll(self._queue, 0)

@@ -5,9 +5,10 @@ client's queue without blocking. See :mod:`confluent_binding.aiokafka` for aioka
 same engine.
 """
 
-from ._consumer import AIOConsumer
 from .._core import DeliveryFuture
+from ._consumer import AIOConsumer
 from ._producer import AIOProducer
 from ._serializing import AsyncDeserializingConsumer, AsyncSerializingProducer
 
-__all__ = ["DeliveryFuture", "AIOConsumer", "AIOProducer", "AsyncDeserializingConsumer", "AsyncSerializingProducer"]
+__all__ = ["AIOConsumer", "AIOProducer", "AsyncDeserializingConsumer", "AsyncSerializingProducer",
+           "DeliveryFuture"]

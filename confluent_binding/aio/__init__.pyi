@@ -1,6 +1,5 @@
 """Type stubs for confluent_binding.aio (checked against it by tests/unit/test_stubs.py)."""
 
-import asyncio
 from concurrent.futures import Executor
 from typing import Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple, Union
 
@@ -12,9 +11,13 @@ from .._core import (
     _Buffer,
     _Headers,
 )
+from .._core import (
+    DeliveryFuture as DeliveryFuture,
+)
 from ..admin._metadata import ClusterMetadata
 
-__all__ = ["AIOConsumer", "AIOProducer", "AsyncDeserializingConsumer", "AsyncSerializingProducer"]
+__all__ = ["AIOConsumer", "AIOProducer", "AsyncDeserializingConsumer", "AsyncSerializingProducer",
+           "DeliveryFuture"]
 
 _DeliveryCallback = Callable[[Optional[KafkaError], Message], Any]
 # on_assign / on_revoke / on_lost: a function or coroutine function of (consumer, partitions)
@@ -35,7 +38,7 @@ class AIOProducer(_HandleCalls):
                       on_delivery: Optional[_DeliveryCallback] = None, timestamp: int = 0,
                       headers: Optional[_Headers] = None,
                       callback: Optional[_DeliveryCallback] = None
-                      ) -> asyncio.Future[Message]: ...
+                      ) -> DeliveryFuture: ...
     async def poll(self, timeout: float = 0) -> int: ...
     async def flush(self, timeout: float = -1) -> int: ...
     async def purge(self, in_queue: bool = True, in_flight: bool = True,
@@ -100,7 +103,7 @@ class AsyncSerializingProducer(AIOProducer):
     async def produce(  # type: ignore[override]
             self, topic: str, key: Any = None, value: Any = None, partition: int = -1,
             timestamp: int = 0, headers: Optional[_Headers] = None,
-            on_delivery: Optional[_DeliveryCallback] = None) -> asyncio.Future[Message]: ...
+            on_delivery: Optional[_DeliveryCallback] = None) -> DeliveryFuture: ...
     async def close(self) -> None: ...
 
 class AsyncDeserializingConsumer(AIOConsumer):

@@ -28,14 +28,15 @@ import asyncio
 from typing import List, Optional
 
 from confluent_binding import Message
-from confluent_binding.aio import AIOConsumer, AIOProducer
+from confluent_binding.aio import AIOConsumer, AIOProducer, DeliveryFuture
 from confluent_binding.aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, \\
     RecordMetadata
 
 
 async def main() -> None:
     producer = AIOProducer({"bootstrap.servers": "localhost:9092"})
-    fut: "asyncio.Future[Message]" = await producer.produce("t", b"v", key="k")
+    fut: DeliveryFuture = await producer.produce("t", b"v", key="k")
+    fut.add_done_callback(lambda f: None)
     delivered: Message = await fut
     offset: Optional[int] = delivered.offset()
     left: int = await producer.flush(5)

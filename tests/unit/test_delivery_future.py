@@ -1,0 +1,166 @@
+"""DeliveryFuture (the asyncio producer's future) side by side with asyncio.Future: the same
+calls give the same results, exceptions and callback behaviour; done-callbacks never run inside
+the call that resolves the future, and those of one served batch run from one loop callback.
+(The broker-backed behaviour is in tests/integration/test_aio_futures.py.)"""
+import asyncio
+import contextvars
+import gc
+
+import pytest
+
+from confluent_binding import KafkaError, KafkaException, Producer
+from confluent_binding.aio import DeliveryFuture
+
+var = contextvars.ContextVar("var", default="unset")
+
+
+@pytest.fixture
+def loop():
+    loop = asyncio.new_event_loop()
+    yield loop
+    loop.close()
+
+
+def turn(loop):
+    """Let the loop run what is ready now (one turn and the callbacks it scheduled)."""
+    loop.run_until_complete(asyncio.sleep(0))
+
+
+@pytest.mark.parametrize("kind", ["asyncio", "delivery"])
+def test_same_behaviour_as_asyncio_future(loop, kind):
+    make = (lambda: loop.create_future()) if kind == "asyncio" else (
+        lambda: DeliveryFuture(loop=loop))
+    fut = make()
+    assert asyncio.isfuture(fut) and fut.get_loop() is loop
+    with pytest.raises(asyncio.InvalidStateError, match="Result is not set."):
+        fut.result()
+    with pytest.raises(asyncio.InvalidStateError, match="Exception is not set."):
+        fut.exception()
+    calls = []
+    var.set("at-add")
+    fut.add_done_callback(lambda f: calls.append(("first", var.get(), f is fut)))
+    fut.add_done_callback(calls.append)
+    fut.add_done_callback(lambda f: calls.append("third"))
+    assert fut.remove_done_callback(calls.append) == 1
+    assert fut.remove_done_callback(calls.append) == 0
+    var.set("later")
+    fut.set_result(42)
+    assert calls == []                                 # never inside set_result
+    with pytest.raises(asyncio.InvalidStateError):
+        fut.set_result(43)
+    turn(loop)
+    assert calls == [("first", "at-add", True), "third"]
+    assert (fut.done(), fut.cancelled(), fut.result(), fut.exception()) == (True, False, 42, None)
+    assert not fut.cancel()
+
+    failed = make()
+    failed.set_exception(ValueError)                   # a class is instantiated
+    with pytest.raises(ValueError):
+        failed.result()
+    assert isinstance(failed.exception(), ValueError)
+    with pytest.raises(TypeError, match="StopIteration"):
+        make().set_exception(StopIteration())
+
+    cancelled = make()
+    seen = []
+    cancelled.add_done_callback(seen.append)
+    assert cancelled.cancel("why")
+    assert cancelled.cancelled() and not cancelled.cancel()
+    with pytest.raises(asyncio.CancelledError, match="why"):
+        cancelled.result()
+    with pytest.raises(asyncio.CancelledError):
+        cancelled.exception()
+    assert seen == []
+    turn(loop)
+    assert seen == [cancelled]
+
+    async def awaiting(f):
+        return await f
+    pending = make()
+    task = loop.create_task(awaiting(pending))
+    turn(loop)
+    loop.call_soon(pending.set_result, "done")
+    assert loop.run_until_complete(task) == "done"
+    pending = make()
+    task = loop.create_task(awaiting(pending))
+    turn(loop)
+    task.cancel()                                      # cancels the future it waits on
+    with pytest.raises(asyncio.CancelledError):
+        loop.run_until_complete(task)
+    assert pending.cancelled()
+
+
+def test_exceptions_in_callbacks_go_to_the_exception_handler(loop):
+    handled = []
+    loop.set_exception_handler(lambda _l, ctx: handled.append(ctx))
+    futs = [DeliveryFuture(loop=loop) for _ in range(3)]
+    calls = []
+
+    def boom(f):
+        raise ValueError("boom")
+    futs[0].add_done_callback(boom)
+    futs[0].add_done_callback(lambda f: calls.append(0))
+    futs[1].add_done_callback(lambda f: calls.append(1))
+    for i, f in enumerate(futs):
+        f.set_result(i)
+    turn(loop)
+    assert calls == [0, 1]
+    assert len(handled) == 1
+    assert handled[0]["message"].startswith("Exception in callback")
+    assert isinstance(handled[0]["exception"], ValueError) and handled[0]["future"] is futs[0]
+
+
+def test_keyboard_interrupt_in_a_callback_leaves_the_rest_scheduled(loop):
+    fut = DeliveryFuture(loop=loop)
+    calls = []
+
+    def stop(f):
+        raise KeyboardInterrupt
+    fut.add_done_callback(stop)
+    fut.add_done_callback(lambda f: calls.append("after"))
+    fut.set_result(None)
+    with pytest.raises(KeyboardInterrupt):
+        turn(loop)
+    turn(loop)
+    assert calls == ["after"]
+
+
+def test_a_served_batch_runs_its_callbacks_from_one_loop_callback(loop):
+    """Delivery reports resolve their futures inside the serving call (a plain Producer with
+    librdkafka's mock cluster here); their done-callbacks run afterwards on the loop, all from
+    one loop callback, each in its own context; a cancelled future's report is still served."""
+    p = Producer({"test.mock.num.brokers": 1, "linger.ms": 100})
+    futs = []
+    calls = []
+    for i in range(100):
+        var.set(i)
+        f = p._produce_delivery("batch", b"%d" % i, None, 0, 0, None, loop)
+        f.add_done_callback(lambda f: calls.append(
+            (var.get(), None if f.cancelled() else f.result().offset())))
+        futs.append(f)
+    assert not gc.is_tracked(futs[0])
+    futs[5].cancel()
+    turn(loop)                                         # the cancellation's callback
+    assert calls == [(5, None)]
+    calls.clear()
+    assert p.flush(10) == 0
+    assert all(f.done() for f in futs) and calls == []  # resolved; no callback ran inside
+    scheduled = len(loop._ready)
+    assert scheduled == 1
+    turn(loop)
+    assert sorted(calls) == [(i, i) for i in range(100) if i != 5]
+    assert futs[5].cancelled()
+    p.close()
+
+
+def test_a_failed_delivery_and_its_exception(loop):
+    p = Producer({"test.mock.num.brokers": 1, "linger.ms": 60000})
+    f = p._produce_delivery("failed", b"x", None, 0, 0, None, loop)
+    p.purge()
+    assert p.flush(10) == 0
+    exc = f.exception()
+    assert isinstance(exc, KafkaException) and exc.args[0].code() == KafkaError._PURGE_QUEUE
+    assert gc.is_tracked(f)
+    with pytest.raises(KafkaException):
+        f.result()
+    p.close()
