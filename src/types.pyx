@@ -119,6 +119,7 @@ cdef class Message:
                  headers=None, error=None, timestamp=None, latency=None, leader_epoch=None,
                  delivery_count=None):
         cdef double lat
+        _gc_track(self)     # __init__ called again on a received message: anything may come
         self._topic = topic
         self._partition = RD_KAFKA_PARTITION_UA if partition is None else _as_int32(partition)
         self._offset = RD_KAFKA_OFFSET_INVALID if offset is None else PyNumber_Index(offset)

@@ -5,6 +5,7 @@ the call that resolves the future, and those of one served batch run from one lo
 import asyncio
 import contextvars
 import gc
+import weakref
 
 import pytest
 
@@ -164,3 +165,34 @@ def test_a_failed_delivery_and_its_exception(loop):
     with pytest.raises(KafkaException):
         f.result()
     p.close()
+
+
+@pytest.mark.parametrize("change", ["set_value", "set_key", "set_headers", "set_topic",
+                                    "set_error", "__init__"])
+def test_received_messages_join_the_cycle_collector_once_they_can_form_a_cycle(change):
+    """A Message made from a librdkafka message refers to nothing that could lead back to it,
+    so it starts outside the cycle collector; whatever gives it something else puts it back,
+    and a cycle through it is then freed."""
+    from confluent_binding import Message
+    p = Producer({"test.mock.num.brokers": 1})
+    got = []
+    p.produce("msgs", b"v", key=b"k", on_delivery=lambda err, m: got.append(m))
+    assert p.flush(10) == 0
+    p.close()
+    (m,) = got
+    assert not gc.is_tracked(m)
+    assert gc.is_tracked(Message("t"))
+    class Holder:
+        pass
+    holder = Holder()
+    holder.msg = m                                  # holder -> m -> holder: a cycle
+    if change == "__init__":
+        m.__init__("t", value=holder)
+    else:
+        getattr(m, change)(holder)
+    assert gc.is_tracked(m)
+    ref = weakref.ref(holder)
+    got.clear()
+    del m, holder
+    gc.collect()
+    assert ref() is None
