@@ -258,14 +258,49 @@ ctypedef struct _EndOffset:
     bint done
 
 
+# The Arrow C data interface's array (its ABI is Arrow's specification).
+cdef struct ArrowArray:
+    int64_t length
+    int64_t null_count
+    int64_t offset
+    int64_t n_buffers
+    int64_t n_children
+    const void **buffers
+    ArrowArray **children
+    ArrowArray *dictionary
+    void (*release)(ArrowArray *) noexcept nogil
+    void *private_data
+
+
+# One exported batch: the arrays of its columns (and of the headers' entries) and the memory
+# blocks of their buffers, freed together by the top array's release callback.
+cdef enum:
+    _MAX_ARRAYS = 12
+    _MAX_BLOCKS = 24
+
+cdef struct _BatchMem:
+    ArrowArray arrays[_MAX_ARRAYS]
+    ArrowArray *children[_MAX_ARRAYS]
+    const void *buffers[3 * _MAX_ARRAYS]
+    char *blocks[_MAX_BLOCKS]
+    Py_ssize_t caps[_MAX_BLOCKS]
+    const void *top_buffers[1]
+    int narrays
+    int nchildren
+    int nblocks
+
+
 @cython.final
 cdef class _EndOffsets:
     cdef _EndOffset *parts
     cdef Py_ssize_t count
     cdef Py_ssize_t left                # partitions not finished yet
     cdef list names                     # keeps the topic names' bytes alive
+    cdef const rd_kafka_topic_t *last_rkt   # the partition find() found last
+    cdef int32_t last_partition
+    cdef _EndOffset *last
 
-    cdef _EndOffset *find(self, const rd_kafka_message_t *rkm)
+    cdef _EndOffset *find(self, const rd_kafka_message_t *rkm) noexcept
     cdef inline void finished(self, _EndOffset *e)
 
 
@@ -278,11 +313,12 @@ cdef class _ArrowBuf:
     cdef int reserve(self, Py_ssize_t extra) except -1
     cdef inline int append(self, const void *src, Py_ssize_t n) except -1
     cdef inline int append_i32(self, int32_t v) except -1
-    cdef inline int append_i64(self, int64_t v) except -1
-    cdef inline int append_bit(self, Py_ssize_t i, bint v) except -1
+    cdef int zeroed(self, Py_ssize_t nbytes) except -1
+    cdef const void *own(self, _BatchMem *mem) noexcept
 
 
 @cython.final
+@cython.no_gc
 cdef class _ArrowColumns:
     cdef _ArrowBuf key_valid, key_off, key_data
     cdef _ArrowBuf value_valid, value_off, value_data
@@ -291,16 +327,20 @@ cdef class _ArrowColumns:
     cdef _ArrowBuf h_valid, h_off, hk_off, hk_data, hv_valid, hv_off, hv_data
     cdef bint headers
     cdef Py_ssize_t rows, header_rows
+    cdef Py_ssize_t rows_cap            # rows room() made room for
     cdef Py_ssize_t key_nulls, value_nulls, ts_nulls, h_nulls, hv_nulls
     cdef const rd_kafka_topic_t *last_rkt   # the topic name of the last message, cached
     cdef const char *last_topic
     cdef Py_ssize_t last_topic_len
+    cdef ArrowArray top                 # the batch being exported (moved out by its import)
 
-    cdef bint fits(self, const rd_kafka_message_t *rkm) noexcept
+    cdef int room(self, Py_ssize_t n) except -1
+    cdef bint headers_fit(self, const rd_kafka_message_t *rkm) noexcept
     cdef int add(self, const rd_kafka_message_t *rkm) except -1
     cdef int _add_headers(self, const rd_kafka_message_t *rkm, Py_ssize_t row) except -1
     cdef Py_ssize_t take(self, rd_kafka_message_t **msgs, Py_ssize_t i, Py_ssize_t end,
-                         _EndOffsets ends) except -1
+                         _EndOffsets ends, Py_ssize_t expect) except -1
+    cdef int _export(self) except -1
 
 
 # -- share_consumer.pyx --

@@ -1,12 +1,23 @@
 # Columnar consume (Consumer.consume_arrow): librdkafka messages copied straight into Arrow
 # buffers in C, one memcpy per field and no Python object per record. The buffers are handed to
-# pyarrow zero-copy through the buffer protocol; confluent_binding._arrow (pure Python, imported
-# only when the method is used) assembles them into a RecordBatch.
+# pyarrow zero-copy through the Arrow C data interface (one struct tree per batch, imported by
+# confluent_binding._arrow, pure Python, imported only when the method is used); the batch's
+# release callback gives the memory back (from any thread, without the GIL).
 
-from cpython.buffer cimport PyBuffer_FillInfo
-from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
-from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.string cimport memcpy, strcmp, strlen
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cpython.pythread cimport (
+    PyThread_acquire_lock,
+    PyThread_allocate_lock,
+    PyThread_release_lock,
+    PyThread_type_lock,
+    WAIT_LOCK,
+)
+from libc.stdint cimport int32_t, int64_t, uint8_t, uintptr_t
+from libc.stdlib cimport calloc, free, realloc
+from libc.string cimport memcpy, memset, strcmp, strlen
+
+
+cdef int64_t _empty_buffer = 0      # what an empty buffer points at (never NULL)
 
 from includes.rdkafka cimport (
     RD_KAFKA_RESP_ERR_NO_ERROR,
@@ -36,22 +47,67 @@ def _arrow_column_limit(limit=None):
     return old
 
 
+# Large blocks of batches the application dropped, kept for the next batches: a block fresh from
+# malloc costs a page fault every 4 KiB (glibc returns large freed blocks to the kernel), about
+# a tenth of consume_arrow()'s CPU with 100 B records. At most _POOL_SLOTS blocks and
+# _POOL_BYTES in all, under a lock of its own (a batch may be released by any thread).
+cdef enum:
+    _POOL_SLOTS = 32
+cdef Py_ssize_t _POOL_MIN = 16384           # smaller blocks: malloc reuses them well
+cdef Py_ssize_t _POOL_BYTES = 32 << 20
+cdef char *_pool_data[_POOL_SLOTS]
+cdef Py_ssize_t _pool_cap[_POOL_SLOTS]
+cdef Py_ssize_t _pool_n = 0
+cdef Py_ssize_t _pool_bytes = 0
+cdef PyThread_type_lock _pool_lock = PyThread_allocate_lock()
+if _pool_lock == NULL:
+    raise MemoryError()
+
+
+cdef char *_pool_take(Py_ssize_t want, Py_ssize_t *cap) noexcept:
+    """The smallest kept block of ``want`` to ``2 * want`` bytes (its size in ``cap``), or
+    NULL."""
+    global _pool_n, _pool_bytes
+    cdef Py_ssize_t i, best = -1
+    cdef char *p = NULL
+    PyThread_acquire_lock(_pool_lock, WAIT_LOCK)
+    for i in range(_pool_n):
+        if want <= _pool_cap[i] <= 2 * want and (best < 0 or _pool_cap[i] < _pool_cap[best]):
+            best = i
+    if best >= 0:
+        p, cap[0] = _pool_data[best], _pool_cap[best]
+        _pool_n -= 1
+        _pool_data[best], _pool_cap[best] = _pool_data[_pool_n], _pool_cap[_pool_n]
+        _pool_bytes -= cap[0]
+    PyThread_release_lock(_pool_lock)
+    return p
+
+
+cdef void _pool_give(char *p, Py_ssize_t cap) noexcept nogil:
+    """Keeps a block for a later batch, or frees it (any thread, GIL or not)."""
+    global _pool_n, _pool_bytes
+    if cap >= _POOL_MIN:
+        PyThread_acquire_lock(_pool_lock, WAIT_LOCK)
+        if _pool_n < _POOL_SLOTS and _pool_bytes + cap <= _POOL_BYTES:
+            _pool_data[_pool_n], _pool_cap[_pool_n] = p, cap
+            _pool_n += 1
+            _pool_bytes += cap
+            p = NULL
+        PyThread_release_lock(_pool_lock)
+    free(p)
+
+
 @cython.final
 cdef class _ArrowBuf:
-    """One growable block of memory: an Arrow buffer under construction. Exposes it read-only
-    through the buffer protocol (pyarrow.py_buffer wraps it without a copy)."""
+    """One growable block of memory (malloc'd): an Arrow buffer under construction, until a
+    batch takes it over (``own``)."""
 
     def __dealloc__(self):
-        PyMem_Free(self.data)
-
-    def __getbuffer__(self, Py_buffer *view, int flags):
-        PyBuffer_FillInfo(view, self, self.data if self.data != NULL else <char *>"",
-                          self.size, 1, flags)
-
-    def __len__(self):
-        return self.size
+        if self.data != NULL:
+            _pool_give(self.data, self.cap)
 
     cdef int reserve(self, Py_ssize_t extra) except -1:
+        """Room for ``extra`` more bytes after ``size`` (the capacity at least doubles)."""
         cdef Py_ssize_t want = self.size + extra
         cdef Py_ssize_t cap = self.cap if self.cap else 256
         cdef char *p
@@ -59,11 +115,30 @@ cdef class _ArrowBuf:
             return 0
         while cap < want:
             cap *= 2
-        p = <char *>PyMem_Realloc(self.data, cap)
-        if p == NULL:
-            raise MemoryError()
+        p = _pool_take(want, &cap) if want >= _POOL_MIN else NULL
+        if p != NULL:
+            if self.size:
+                memcpy(p, self.data, self.size)
+            if self.data != NULL:
+                _pool_give(self.data, self.cap)
+        else:
+            p = <char *>realloc(self.data, cap)
+            if p == NULL:
+                raise MemoryError()
         self.data, self.cap = p, cap
         return 0
+
+    cdef const void *own(self, _BatchMem *mem) noexcept:
+        """Hands the block to an exported batch (its release frees it); the buffer is empty
+        again. Returns the data (never NULL)."""
+        cdef char *p = self.data
+        if p == NULL:
+            return &_empty_buffer
+        mem.blocks[mem.nblocks], mem.caps[mem.nblocks] = p, self.cap
+        mem.nblocks += 1
+        self.data = NULL
+        self.size = self.cap = 0
+        return p
 
     cdef inline int append(self, const void *src, Py_ssize_t n) except -1:
         if self.size + n > self.cap:
@@ -76,34 +151,116 @@ cdef class _ArrowBuf:
     cdef inline int append_i32(self, int32_t v) except -1:
         return self.append(&v, 4)
 
-    cdef inline int append_i64(self, int64_t v) except -1:
-        return self.append(&v, 8)
-
-    cdef inline int append_bit(self, Py_ssize_t i, bint v) except -1:
-        """Sets bit ``i`` (rows are appended in order: a new byte starts every 8 rows)."""
-        cdef uint8_t zero = 0
-        if i % 8 == 0:
-            self.append(&zero, 1)
-        if v:
-            (<uint8_t *>self.data)[i >> 3] |= <uint8_t>(1 << (i & 7))
+    cdef int zeroed(self, Py_ssize_t nbytes) except -1:
+        """A bitmap: at least ``nbytes`` bytes, the ones added zero (``size``: how many are
+        initialised)."""
+        if nbytes > self.size:
+            self.reserve(nbytes - self.size)
+            memset(self.data + self.size, 0, nbytes - self.size)
+            self.size = nbytes
         return 0
 
 
-cdef inline int _append_bytes(_ArrowBuf valid, _ArrowBuf offsets, _ArrowBuf data,
-                              Py_ssize_t row, const void *p, Py_ssize_t n) except -1:
-    """One row of a nullable binary/string column (``p`` NULL: null)."""
-    if valid is not None:
-        valid.append_bit(row, p != NULL)
-    if p != NULL:
-        data.append(p, n)
-    offsets.append_i32(<int32_t>data.size)
+cdef inline void _set_bit(_ArrowBuf bitmap, Py_ssize_t i) noexcept:
+    (<uint8_t *>bitmap.data)[i >> 3] |= <uint8_t>(1 << (i & 7))
+
+
+cdef int _first_null(_ArrowBuf valid, Py_ssize_t row, Py_ssize_t rows_cap) except -1:
+    """A column's first null, at ``row``: its validity bitmap begins, the rows before valid
+    (columns without nulls have none: no per-row bitmap work)."""
+    valid.zeroed((rows_cap + 7) >> 3)
+    memset(valid.data, 0xff, row >> 3)
+    if row & 7:
+        valid.data[row >> 3] = <char>((1 << (row & 7)) - 1)
     return 0
 
 
+cdef inline int _append_string(_ArrowBuf offsets, _ArrowBuf data, Py_ssize_t row,
+                               const char *p, Py_ssize_t n) except -1:
+    """Row ``row`` of a column that is never null (topic, header names)."""
+    if data.size + n > data.cap:
+        data.reserve(n)
+    memcpy(data.data + data.size, p, n)
+    data.size += n
+    (<int32_t *>offsets.data)[row + 1] = <int32_t>data.size
+    return 0
+
+
+cdef inline int _append_binary(_ArrowBuf valid, _ArrowBuf offsets, _ArrowBuf data,
+                               Py_ssize_t row, const void *p, Py_ssize_t n, Py_ssize_t *nulls,
+                               Py_ssize_t rows_cap) except -1:
+    """Row ``row`` of a nullable binary/string column (``p`` NULL: null): its bytes appended,
+    its end offset written (the offsets have room: reserved per take())."""
+    if p == NULL:
+        if nulls[0] == 0:
+            _first_null(valid, row, rows_cap)
+        nulls[0] += 1
+    else:
+        if n:
+            if data.size + n > data.cap:
+                data.reserve(n)
+            memcpy(data.data + data.size, p, n)
+            data.size += n
+        if nulls[0]:
+            _set_bit(valid, row)
+    (<int32_t *>offsets.data)[row + 1] = <int32_t>data.size
+    return 0
+
+
+cdef void _release_child(ArrowArray *a) noexcept nogil:
+    a.release = NULL    # a column's memory is the batch's: freed by the top array's release
+
+
+cdef void _release_batch(ArrowArray *a) noexcept nogil:
+    cdef _BatchMem *mem = <_BatchMem *>a.private_data
+    cdef int i
+    for i in range(mem.nblocks):
+        _pool_give(mem.blocks[i], mem.caps[i])
+    free(mem)
+    a.release = NULL
+
+
+cdef ArrowArray *_array(_BatchMem *mem, int64_t length, int64_t nulls, int n_buffers,
+                        int n_children) noexcept:
+    """The next array of an exported batch (its buffers and child pointers in ``mem``)."""
+    cdef int i = mem.narrays
+    cdef ArrowArray *a = &mem.arrays[i]
+    mem.narrays += 1
+    a.length, a.null_count, a.offset = length, nulls, 0
+    a.n_buffers, a.n_children = n_buffers, n_children
+    a.buffers = &mem.buffers[3 * i]
+    a.children = &mem.children[mem.nchildren]
+    mem.nchildren += n_children
+    a.dictionary = NULL
+    a.release = _release_child
+    a.private_data = NULL
+    return a
+
+
+cdef ArrowArray *_binary_array(_BatchMem *mem, int64_t n, Py_ssize_t nulls, _ArrowBuf valid,
+                               _ArrowBuf offsets, _ArrowBuf data) noexcept:
+    cdef ArrowArray *a = _array(mem, n, nulls, 3, 0)
+    a.buffers[0] = valid.own(mem) if nulls else NULL
+    a.buffers[1] = offsets.own(mem)
+    a.buffers[2] = data.own(mem)
+    return a
+
+
+cdef ArrowArray *_fixed_array(_BatchMem *mem, int64_t n, Py_ssize_t nulls, _ArrowBuf valid,
+                              _ArrowBuf values) noexcept:
+    cdef ArrowArray *a = _array(mem, n, nulls, 2, 0)
+    a.buffers[0] = valid.own(mem) if nulls else NULL
+    a.buffers[1] = values.own(mem)
+    return a
+
+
 @cython.final
+@cython.no_gc
 cdef class _ArrowColumns:
     """The connector's columns (key, value, topic, partition, offset, timestamp, timestampType,
-    optional headers) being filled from librdkafka messages."""
+    optional headers) being filled from librdkafka messages. The fixed-width columns and the
+    offsets get room for every message of a take() at once; a validity bitmap exists only
+    once its column has a null."""
 
     def __cinit__(self, bint headers):
         self.key_valid, self.key_off, self.key_data = _ArrowBuf(), _ArrowBuf(), _ArrowBuf()
@@ -115,69 +272,64 @@ cdef class _ArrowColumns:
         self.hk_data, self.hv_valid, self.hv_off = _ArrowBuf(), _ArrowBuf(), _ArrowBuf()
         self.hv_data = _ArrowBuf()
         self.headers = headers
-        self.rows = 0
+        self.rows = self.rows_cap = 0
         self.header_rows = 0
         self.key_nulls = self.value_nulls = self.ts_nulls = self.h_nulls = self.hv_nulls = 0
         self.last_rkt = NULL
-        self.key_off.append_i32(0)
-        self.value_off.append_i32(0)
-        self.topic_off.append_i32(0)
-        self.h_off.append_i32(0)
-        self.hk_off.append_i32(0)
-        self.hv_off.append_i32(0)
+        self.room(0)
+        for b in (self.key_off, self.value_off, self.topic_off, self.h_off, self.hk_off,
+                  self.hv_off):
+            (<_ArrowBuf>b).append_i32(0)
 
-    cdef bint fits(self, const rd_kafka_message_t *rkm) noexcept:
-        """Whether the record can join the batch without a column passing the size limit."""
-        cdef rd_kafka_headers_t *hdrs
-        cdef size_t i = 0
-        cdef const char *name
-        cdef const void *val
-        cdef size_t size
-        cdef Py_ssize_t names = 0, values = 0
-        if rkm.rkt != self.last_rkt:
-            self.last_rkt = rkm.rkt
-            self.last_topic = rd_kafka_topic_name(rkm.rkt)
-            self.last_topic_len = strlen(self.last_topic)
-        if (self.key_data.size + <Py_ssize_t>rkm.key_len > _arrow_max_bytes
-                or self.value_data.size + <Py_ssize_t>rkm.len > _arrow_max_bytes
-                or self.topic_data.size + self.last_topic_len > _arrow_max_bytes):
-            return False
+    cdef int room(self, Py_ssize_t n) except -1:
+        """Room for ``n`` more rows in the fixed-width columns, the offsets and the bitmaps
+        that exist; the byte columns sized from the first of them (then they double)."""
+        cdef Py_ssize_t cap = self.rows + n
+        cdef _ArrowBuf b
+        if cap <= self.rows_cap and self.rows_cap:
+            return 0
+        self.rows_cap = cap
+        for b in (self.partition, self.ts_type):
+            b.reserve(cap * 4 - b.size)
+        for b in (self.offset, self.ts):
+            b.reserve(cap * 8 - b.size)
+        for b in (self.key_off, self.value_off, self.topic_off, self.h_off):
+            b.reserve((cap + 1) * 4 - b.size)
+        if self.key_nulls:
+            self.key_valid.zeroed((cap + 7) >> 3)
+        if self.value_nulls:
+            self.value_valid.zeroed((cap + 7) >> 3)
+        if self.ts_nulls:
+            self.ts_valid.zeroed((cap + 7) >> 3)
         if self.headers:
-            hdrs = _headers_of(rkm)
-            while (hdrs != NULL and rd_kafka_header_get_all(hdrs, i, &name, &val, &size)
-                   == RD_KAFKA_RESP_ERR_NO_ERROR):
-                names += strlen(name)
-                values += size
-                i += 1
-            return (self.hk_data.size + names <= _arrow_max_bytes
-                    and self.hv_data.size + values <= _arrow_max_bytes)
-        return True
+            self.h_valid.zeroed((cap + 7) >> 3)
+        return 0
 
     cdef int add(self, const rd_kafka_message_t *rkm) except -1:
-        """Appends one record (the caller still owns it, checked rkm.err is 0 and that it
-        fits(), which also cached its topic name)."""
+        """Appends one record (the caller still owns it, checked rkm.err is 0, that it fits
+        and cached its topic name; room() made room for the row)."""
         cdef Py_ssize_t row = self.rows
         cdef rd_kafka_timestamp_type_t tstype
         cdef int64_t ts
-        _append_bytes(self.key_valid, self.key_off, self.key_data, row, rkm.key, rkm.key_len)
-        _append_bytes(self.value_valid, self.value_off, self.value_data, row, rkm.payload,
-                      rkm.len)
-        _append_bytes(None, self.topic_off, self.topic_data, row, self.last_topic,
-                      self.last_topic_len)
-        if rkm.key == NULL:
-            self.key_nulls += 1
-        if rkm.payload == NULL:
-            self.value_nulls += 1
-        self.partition.append_i32(rkm.partition)
-        self.offset.append_i64(rkm.offset)
+        _append_binary(self.key_valid, self.key_off, self.key_data, row, rkm.key,
+                       rkm.key_len, &self.key_nulls, self.rows_cap)
+        _append_binary(self.value_valid, self.value_off, self.value_data, row, rkm.payload,
+                       rkm.len, &self.value_nulls, self.rows_cap)
+        _append_string(self.topic_off, self.topic_data, row, self.last_topic,
+                       self.last_topic_len)
+        (<int32_t *>self.partition.data)[row] = rkm.partition
+        (<int64_t *>self.offset.data)[row] = rkm.offset
         ts = rd_kafka_message_timestamp(rkm, &tstype)
-        self.ts_valid.append_bit(row, tstype != 0)
         if tstype == 0:
+            if self.ts_nulls == 0:
+                _first_null(self.ts_valid, row, self.rows_cap)
             self.ts_nulls += 1
             ts = 0
-        self.ts.append_i64(ts * 1000)
+        elif self.ts_nulls:
+            _set_bit(self.ts_valid, row)
+        (<int64_t *>self.ts.data)[row] = ts * 1000
         # Kafka's (and Spark's) numbering: -1 none, 0 create time, 1 log append time
-        self.ts_type.append_i32(<int32_t>tstype - 1)
+        (<int32_t *>self.ts_type.data)[row] = <int32_t>tstype - 1
         if self.headers:
             self._add_headers(rkm, row)
         self.rows += 1
@@ -190,29 +342,60 @@ cdef class _ArrowColumns:
         cdef const void *val
         cdef size_t size
         if hdrs == NULL:
-            self.h_valid.append_bit(row, False)
             self.h_nulls += 1
-            self.h_off.append_i32(<int32_t>self.header_rows)
-            return 0
-        while rd_kafka_header_get_all(hdrs, i, &name, &val, &size) == RD_KAFKA_RESP_ERR_NO_ERROR:
-            _append_bytes(None, self.hk_off, self.hk_data, self.header_rows, name, strlen(name))
-            _append_bytes(self.hv_valid, self.hv_off, self.hv_data, self.header_rows, val, size)
-            if val == NULL:
-                self.hv_nulls += 1
-            self.header_rows += 1
-            i += 1
-        self.h_valid.append_bit(row, True)
-        self.h_off.append_i32(<int32_t>self.header_rows)
+        else:
+            while (rd_kafka_header_get_all(hdrs, i, &name, &val, &size)
+                   == RD_KAFKA_RESP_ERR_NO_ERROR):
+                self.hk_off.reserve(4)
+                self.hv_off.reserve(4)
+                if self.hv_nulls:
+                    self.hv_valid.zeroed((self.header_rows + 8) >> 3)
+                _append_string(self.hk_off, self.hk_data, self.header_rows, name,
+                               strlen(name))
+                _append_binary(self.hv_valid, self.hv_off, self.hv_data, self.header_rows, val,
+                               size, &self.hv_nulls, self.header_rows + 1)
+                self.header_rows += 1
+                self.hk_off.size += 4
+                self.hv_off.size += 4
+                i += 1
+            _set_bit(self.h_valid, row)
+        (<int32_t *>self.h_off.data)[row + 1] = <int32_t>self.header_rows
         return 0
 
+    cdef bint headers_fit(self, const rd_kafka_message_t *rkm) noexcept:
+        cdef rd_kafka_headers_t *hdrs = _headers_of(rkm)
+        cdef size_t i = 0
+        cdef const char *name
+        cdef const void *val
+        cdef size_t size
+        cdef Py_ssize_t names = 0, values = 0
+        while (hdrs != NULL and rd_kafka_header_get_all(hdrs, i, &name, &val, &size)
+               == RD_KAFKA_RESP_ERR_NO_ERROR):
+            names += strlen(name)
+            values += size
+            i += 1
+        return (self.hk_data.size + names <= _arrow_max_bytes
+                and self.hv_data.size + values <= _arrow_max_bytes)
+
     cdef Py_ssize_t take(self, rd_kafka_message_t **msgs, Py_ssize_t i, Py_ssize_t end,
-                         _EndOffsets ends) except -1:
+                         _EndOffsets ends, Py_ssize_t expect) except -1:
         """Takes the records of msgs[i:end] into the columns (the caller still owns the
         messages); partition-EOF events and records at or past their partition's end are
         skipped. Returns where it stopped: ``end``, or the index of an error event or of a
-        record that does not fit (the batch ends before it)."""
+        record that does not fit (the batch ends before it). ``expect``: how many rows the
+        batch may still get (room is made for them at once)."""
         cdef rd_kafka_message_t *rkm
         cdef _EndOffset *e
+        cdef Py_ssize_t rows = min(max(end - i, expect), 1 << 16)
+        if i >= end:
+            return end
+        self.room(max(end - i, rows))
+        rkm = msgs[i]
+        if not rkm.err and self.value_data.cap == 0:
+            # the byte columns sized for the batch from its first record (at most 64 MiB)
+            self.value_data.reserve(min(<Py_ssize_t>rkm.len * rows, 1 << 26))
+            if rkm.key != NULL:
+                self.key_data.reserve(min(<Py_ssize_t>rkm.key_len * rows, 1 << 26))
         while i < end:
             rkm = msgs[i]
             e = ends.find(rkm) if ends.count and rkm.rkt != NULL else NULL
@@ -222,7 +405,15 @@ cdef class _ArrowColumns:
             elif rkm.err:
                 return i
             elif e == NULL or rkm.offset < e.end:
-                if not self.fits(rkm):
+                if rkm.rkt != self.last_rkt:
+                    self.last_rkt = rkm.rkt
+                    self.last_topic = rd_kafka_topic_name(rkm.rkt)
+                    self.last_topic_len = strlen(self.last_topic)
+                    self.topic_data.reserve(self.last_topic_len * max(end - i, rows))
+                if (self.key_data.size + <Py_ssize_t>rkm.key_len > _arrow_max_bytes
+                        or self.value_data.size + <Py_ssize_t>rkm.len > _arrow_max_bytes
+                        or self.topic_data.size + self.last_topic_len > _arrow_max_bytes
+                        or (self.headers and not self.headers_fit(rkm))):
                     return i
                 if e != NULL and rkm.offset + 1 >= e.end:
                     ends.finished(e)
@@ -232,20 +423,64 @@ cdef class _ArrowColumns:
             i += 1
         return end
 
-    # read by confluent_binding._arrow.record_batch
-    @property
-    def parts(self):
-        return dict(
-            rows=self.rows, headers=self.headers, header_rows=self.header_rows,
-            key=(self.key_valid, self.key_off, self.key_data, self.key_nulls),
-            value=(self.value_valid, self.value_off, self.value_data, self.value_nulls),
-            topic=(self.topic_off, self.topic_data),
-            partition=self.partition, offset=self.offset,
-            timestamp=(self.ts_valid, self.ts, self.ts_nulls), timestamp_type=self.ts_type,
-            header_list=(self.h_valid, self.h_off, self.h_nulls),
-            header_key=(self.hk_off, self.hk_data),
-            header_value=(self.hv_valid, self.hv_off, self.hv_data, self.hv_nulls),
-        )
+    def __dealloc__(self):
+        if self.top.release != NULL:    # exported, never imported
+            self.top.release(&self.top)
+
+    cdef int _export(self) except -1:
+        """Makes ``top`` the batch of the rows so far (a struct array of the columns, the
+        Arrow C data interface); the buffers go to it (the columns are empty after)."""
+        cdef int64_t n = self.rows
+        cdef int64_t m = self.header_rows
+        cdef ArrowArray *lst
+        cdef ArrowArray *entries
+        cdef _BatchMem *mem = <_BatchMem *>calloc(1, sizeof(_BatchMem))
+        if mem == NULL:
+            raise MemoryError()
+        if self.top.release != NULL:
+            self.top.release(&self.top)
+        self.top.length, self.top.null_count, self.top.offset = n, 0, 0
+        self.top.n_buffers, self.top.n_children = 1, 8 if self.headers else 7
+        self.top.buffers = mem.top_buffers
+        self.top.children = mem.children
+        mem.nchildren = <int>self.top.n_children
+        self.top.dictionary = NULL
+        self.top.private_data = mem
+        self.top.release = _release_batch
+        mem.children[0] = _binary_array(mem, n, self.key_nulls, self.key_valid, self.key_off,
+                                        self.key_data)
+        mem.children[1] = _binary_array(mem, n, self.value_nulls, self.value_valid,
+                                        self.value_off, self.value_data)
+        mem.children[2] = _binary_array(mem, n, 0, self.key_valid, self.topic_off,
+                                        self.topic_data)
+        mem.children[3] = _fixed_array(mem, n, 0, self.ts_valid, self.partition)
+        mem.children[4] = _fixed_array(mem, n, 0, self.ts_valid, self.offset)
+        mem.children[5] = _fixed_array(mem, n, self.ts_nulls, self.ts_valid, self.ts)
+        mem.children[6] = _fixed_array(mem, n, 0, self.ts_valid, self.ts_type)
+        if self.headers:
+            lst = mem.children[7] = _array(mem, n, self.h_nulls, 2, 1)
+            lst.buffers[0] = self.h_valid.own(mem) if self.h_nulls else NULL
+            lst.buffers[1] = self.h_off.own(mem)
+            entries = lst.children[0] = _array(mem, m, 0, 1, 2)
+            entries.buffers[0] = NULL
+            entries.children[0] = _binary_array(mem, m, 0, self.hv_valid, self.hk_off,
+                                                self.hk_data)
+            entries.children[1] = _binary_array(mem, m, self.hv_nulls, self.hv_valid,
+                                                self.hv_off, self.hv_data)
+        self.rows = self.rows_cap = self.header_rows = 0
+        return 0
+
+    def to_batch(self, importer, schema_of):
+        """The rows as one pyarrow.RecordBatch, zero-copy: ``importer(address of the
+        ArrowArray, schema)`` is pyarrow's C data interface import, ``schema_of(headers)`` the
+        schema (called by confluent_binding._arrow.record_batch)."""
+        schema = schema_of(self.headers)
+        self._export()
+        try:
+            return importer(<uintptr_t>&self.top, schema)
+        finally:
+            if self.top.release != NULL:    # not taken: the import failed before
+                self.top.release(&self.top)
 
 
 @cython.final
@@ -272,19 +507,26 @@ cdef class _EndOffsets:
             self.parts[i].end = end
             self.parts[i].done = end <= 0
         self.left = sum(1 for i in range(self.count) if not self.parts[i].done)
+        self.last_rkt = NULL
 
     def __dealloc__(self):
         PyMem_Free(self.parts)
 
-    cdef _EndOffset *find(self, const rd_kafka_message_t *rkm):
+    cdef _EndOffset *find(self, const rd_kafka_message_t *rkm) noexcept:
+        """The end of the record's partition, or NULL (the last one found is remembered:
+        records come in runs of one partition)."""
         cdef Py_ssize_t i
         cdef const char *name
         if self.count == 0:
             return NULL
+        if rkm.rkt == self.last_rkt and rkm.partition == self.last_partition:
+            return self.last
         name = rd_kafka_topic_name(rkm.rkt)
         for i in range(self.count):
             if self.parts[i].partition == rkm.partition and strcmp(self.parts[i].topic, name) == 0:
-                return &self.parts[i]
+                self.last = &self.parts[i]
+                self.last_rkt, self.last_partition = rkm.rkt, rkm.partition
+                return self.last
         return NULL
 
     cdef inline void finished(self, _EndOffset *e):

@@ -487,17 +487,17 @@ cdef class Consumer(_Handle):
                 done = t.start
                 if t.held:
                     stop = min(t.end, t.start + want)
-                    done = cols.take(t.msgs, done, stop, ends)
+                    done = cols.take(t.msgs, done, stop, ends, want)
                 else:
                     self._fetch(&t, want, 0)    # a non-blocking look first, GIL held
-                    done = cols.take(t.msgs, done, t.end, ends)
+                    done = cols.take(t.msgs, done, t.end, ends, want - cols.rows)
                     if done == t.end and t.end < want and not (ends.count and ends.left == 0):
                         deadline = _deadline(timeout)
                         while self._exc is None:
                             wait = _chunk_ms(deadline)
                             if wait and not self._blocking.shuts_out():
                                 self._fetch(&t, want - t.end, wait)
-                                done = cols.take(t.msgs, done, t.end, ends)
+                                done = cols.take(t.msgs, done, t.end, ends, want - cols.rows)
                             if (done < t.end or t.end >= want or wait == 0
                                     or (ends.count and ends.left == 0)
                                     or self._blocking.shuts_out()):

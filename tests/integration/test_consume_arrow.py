@@ -66,6 +66,34 @@ def test_batch_equals_what_consume_returns(kafka_cluster, make_topic):
         assert r["headers"] == want
 
 
+def test_first_null_late_in_a_batch(kafka_cluster, make_topic):
+    """A column's validity bitmap begins at its first null: rows before it stay valid, also
+    when the null comes many rows (and several bitmap bytes) into a batch."""
+    topic = make_topic(1)
+    p = kafka.Producer(kafka_cluster.client_config(linger_ms=50))
+    n = 40
+    for i in range(n):
+        key = None if i in (13, 30) else b"k%d" % i
+        value = None if i == 25 else b"v%d" % i
+        headers = [("h", None if i in (11, 21) else b"%d" % i)]
+        p.produce(topic, value, key, partition=0, timestamp=BASE_TS + i, headers=headers)
+    assert p.flush(30) == 0
+    c = _consumer(kafka_cluster)
+    c.assign([kafka.TopicPartition(topic, 0, 0)])
+    rows = []
+    deadline = time.monotonic() + 60
+    while len(rows) < n and time.monotonic() < deadline:
+        b = c.consume_arrow(1000, 1.0, end_offsets={(topic, 0): n}, headers=True)
+        rows.extend(b.to_pylist())
+    c.close()
+    assert [r["offset"] for r in rows] == list(range(n))
+    assert [r["key"] for r in rows] == [None if i in (13, 30) else b"k%d" % i for i in range(n)]
+    assert [r["value"] for r in rows] == [None if i == 25 else b"v%d" % i for i in range(n)]
+    assert [r["headers"] for r in rows] == [
+        [{"key": "h", "value": None if i in (11, 21) else b"%d" % i}] for i in range(n)
+    ]
+
+
 def test_range_bounded_read_stops_at_the_end_offset(kafka_cluster, make_topic):
     topic = make_topic(1)
     _fill(kafka_cluster, topic, 1, 100)

@@ -191,7 +191,9 @@ def test_memory_errors_lose_nothing(kafka_cluster, make_topic, call):
     # the first records in the queue first: then the failing calls find some at once
     assert wait_until(lambda: got, lambda: got.extend(_read(c, call, 1, 1.0)), 30)
     failed = kept = 0
-    for nth in range(1, 300, 3):
+    # consume_arrow() makes few Python objects once it took messages (the batch is imported in
+    # one step): there every allocation fails in turn, so that one of those is among them
+    for nth in range(1, 100) if call == "consume_arrow" else range(1, 300, 3):
         result = []
         testcapi.set_nomemory(nth, nth + 1)
         try:
