@@ -8,7 +8,10 @@ endingOffsets=latest), into df.count() and into a parquet sink. The connector's 
 installed pyspark's version, resolved from Maven Central with mvn (bench/spark/pom.xml).
 Rounds interleave the two sources (order rotated each round). The first query of each source is
 reported on its own; ``--warmup`` queries per source (the JVM's JIT warm-up) precede the measured
-rounds and are not counted. Rows/s per query; the ratio is ours / built-in at the median.
+rounds and are not counted. Rows/s per query; the ratio is ours / built-in at the median. Per
+query also the CPU seconds (per million rows) of the JVM (the tasks: Kafka fetch or Arrow read,
+rows, count/parquet) and of Spark's Python workers (this source's reads: consume_arrow and the
+Arrow hand-off to the JVM), from /proc, and the load average of the machine.
 Results: printed and written to bench/results/spark-<UTC time>.json and .md.
 """
 
@@ -78,6 +81,56 @@ def session(jars: list):
     return s
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of one process (0 when it is gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children() -> dict:
+    """{pid: parent pid} of every process (Linux /proc; empty elsewhere)."""
+    out = {}
+    for d in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    out[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
+class CpuSplit:
+    """CPU of the Spark JVM (this process's child) and of its Python workers (its descendants)
+    between two snapshots."""
+
+    def __init__(self):
+        parents = _children()
+        jvms = [p for p, pp in parents.items() if pp == os.getpid()]
+        self.jvm = jvms[0] if len(jvms) == 1 else None
+
+    def snapshot(self) -> tuple:
+        if self.jvm is None:
+            return 0.0, {}
+        parents = _children()
+        workers, todo = [], [self.jvm]
+        while todo:
+            parent = todo.pop()
+            kids = [p for p, pp in parents.items() if pp == parent]
+            workers += kids
+            todo += kids
+        return _cpu_seconds(self.jvm), {p: _cpu_seconds(p) for p in workers}
+
+    @staticmethod
+    def delta(before: tuple, after: tuple) -> tuple:
+        """(JVM CPU-s, Python workers' CPU-s) between two snapshots."""
+        return after[0] - before[0], sum(v - before[1].get(p, 0.0) for p, v in after[1].items())
+
+
 def query(spark, source: str, sink: str, bootstrap: str, topic: str, out_dir: str) -> tuple:
     fmt = {"ours": "cbkafka", "builtin": "kafka"}[source]
     df = (spark.read.format(fmt).option("kafka.bootstrap.servers", bootstrap)
@@ -117,6 +170,7 @@ def run(args, bootstrap, cluster, jars, spark_version) -> int:
                "partitions": PARTITIONS, "size": SIZE, "cases": []}
     try:
         spark = session(jars)
+        split = CpuSplit()
         sources = ["builtin", "ours"]
         sinks = args.sinks.split(",")
         for count in (int(c) for c in args.counts.split(",")):
@@ -126,7 +180,7 @@ def run(args, bootstrap, cluster, jars, spark_version) -> int:
             print("filling %s: %d x %d B in %d partitions" % (topic, count, SIZE, PARTITIONS),
                   flush=True)
             fill(bootstrap, topic, count, PARTITIONS, SIZE)
-            case = {"count": count, "first": {}, "warmup": {}, "runs": {}}
+            case = {"count": count, "first": {}, "warmup": {}, "runs": {}, "cpu": {}, "load": []}
             for src in sources:
                 for i in range(args.warmup if not results["cases"] else 1):
                     n, secs = query(spark, src, "count", bootstrap, topic, out_dir)
@@ -138,10 +192,18 @@ def run(args, bootstrap, cluster, jars, spark_version) -> int:
                 order = sources if rnd % 2 == 0 else sources[::-1]
                 for sink in sinks:
                     for src in order:
+                        before = split.snapshot()
                         n, secs = query(spark, src, sink, bootstrap, topic, out_dir)
+                        jvm, py = split.delta(before, split.snapshot())
+                        load = os.getloadavg()[0]
                         assert n == count, (src, sink, n, count)
-                        case["runs"].setdefault("%s/%s" % (src, sink), []).append(n / secs)
-                        print("round %d %-7s %-7s %10.0f rows/s" % (rnd, src, sink, n / secs),
+                        key = "%s/%s" % (src, sink)
+                        case["runs"].setdefault(key, []).append(n / secs)
+                        case["cpu"].setdefault(key, []).append([jvm / (n / 1e6), py / (n / 1e6)])
+                        case["load"].append(load)
+                        print("round %d %-7s %-7s %10.0f rows/s  CPU-s per M rows: JVM %.2f, "
+                              "Python workers %.2f  load %.1f"
+                              % (rnd, src, sink, n / secs, jvm / (n / 1e6), py / (n / 1e6), load),
                               flush=True)
             results["cases"].append(case)
             if cluster is not None:
@@ -164,15 +226,26 @@ def summarize(results: dict, args) -> str:
     lines = ["Spark %s, local[2], %d cores; %d x 100 B partitions; %d measured rounds after "
              "%d warm-up queries per source (rows/s, median (min-max))"
              % (results["spark"], os.cpu_count() or 0, PARTITIONS, args.rounds, args.warmup),
-             "", "| rows | sink | built-in connector | cbkafka (this project) | ratio |",
-             "|---|---|---|---|---|"]
+             "", "| rows | sink | built-in connector | cbkafka (this project) | ratio "
+             "| CPU-s per M rows, built-in: JVM | cbkafka: JVM + Python workers |",
+             "|---|---|---|---|---|---|---|"]
+    loads = []
     for case in results["cases"]:
+        loads += case.get("load", [])
         for sink in args.sinks.split(","):
             b = case["runs"]["builtin/%s" % sink]
             o = case["runs"]["ours/%s" % sink]
-            lines.append("| %d | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.2fx |" % (
+            bc = case.get("cpu", {}).get("builtin/%s" % sink) or [[0.0, 0.0]]
+            oc = case.get("cpu", {}).get("ours/%s" % sink) or [[0.0, 0.0]]
+            row = "| %d | %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.2fx | %.2f | %.2f + %.2f |"
+            lines.append(row % (
                 case["count"], sink, statistics.median(b), min(b), max(b),
-                statistics.median(o), min(o), max(o), statistics.median(o) / statistics.median(b)))
+                statistics.median(o), min(o), max(o), statistics.median(o) / statistics.median(b),
+                statistics.median(c[0] for c in bc), statistics.median(c[0] for c in oc),
+                statistics.median(c[1] for c in oc)))
+    if loads:
+        lines += ["", "Load average (1 min) during the measured queries: median %.1f (%.1f-%.1f)"
+                  % (statistics.median(loads), min(loads), max(loads))]
     first = results["cases"][0]["first"]
     if first:
         lines += ["", "First query of the session (cold JVM), count: built-in %.0f rows/s, "
