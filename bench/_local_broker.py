@@ -6,7 +6,7 @@ import os
 import subprocess
 import tempfile
 
-from confluent_binding.testing import KafkaCluster, ensure_kafka_jars
+from confluent_binding.testing import ExternalKafkaCluster, KafkaCluster, ensure_kafka_jars
 
 PERF_BIN = os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
@@ -26,9 +26,10 @@ def fill(bootstrap, topic, count, partitions=1, size=100):
 
 @contextlib.contextmanager
 def broker(bootstrap=None, prefix="bench-"):
-    """Yields (bootstrap servers, cluster or None); a started broker is stopped afterwards."""
+    """Yields (bootstrap servers, cluster: its topic helpers); a started broker is stopped
+    afterwards."""
     if bootstrap:
-        yield bootstrap, None
+        yield bootstrap, ExternalKafkaCluster(bootstrap)
         return
     cluster = KafkaCluster(workdir=tempfile.mkdtemp(prefix=prefix), libs_dir=ensure_kafka_jars())
     cluster.start(timeout=120)

@@ -175,8 +175,7 @@ def run(args, bootstrap, cluster, jars, spark_version) -> int:
         sinks = args.sinks.split(",")
         for count in (int(c) for c in args.counts.split(",")):
             topic = "bench-spark-%d-%s" % (count, uuid.uuid4().hex[:6])
-            if cluster is not None:
-                cluster.create_topic(topic, partitions=PARTITIONS)
+            cluster.create_topic(topic, partitions=PARTITIONS)
             print("filling %s: %d x %d B in %d partitions" % (topic, count, SIZE, PARTITIONS),
                   flush=True)
             fill(bootstrap, topic, count, PARTITIONS, SIZE)
@@ -206,8 +205,7 @@ def run(args, bootstrap, cluster, jars, spark_version) -> int:
                               % (rnd, src, sink, n / secs, jvm / (n / 1e6), py / (n / 1e6), load),
                               flush=True)
             results["cases"].append(case)
-            if cluster is not None:
-                cluster.delete_topic(topic)
+            cluster.delete_topic(topic)
         spark.stop()
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)

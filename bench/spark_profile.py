@@ -67,8 +67,7 @@ def main() -> int:
     args = ap.parse_args()
     with broker(args.bootstrap, "bench-profile-") as (bootstrap, cluster):
         topic = "bench-profile-%s" % uuid.uuid4().hex[:8]
-        if cluster is not None:
-            cluster.create_topic(topic, partitions=1)
+        cluster.create_topic(topic, partitions=1)
         fill(bootstrap, topic, args.count)
         for rnd in range(args.rounds):
             for ipc in (False, True):
