@@ -1,6 +1,10 @@
 """AsyncSerializingProducer and AsyncDeserializingConsumer: the asyncio clients with key and
 value serdes, as confluent-kafka's (created with ``await``, like its)."""
 
+import concurrent.futures
+import threading
+
+from .._core import KafkaError
 from .._serdes import (
     AsyncSharedClusterIdResolver,
     async_build_serdes,
@@ -11,6 +15,7 @@ from .._serdes import (
 )
 from ..error import (
     ConsumeError,
+    KafkaException,
     KeyDeserializationError,
     KeySerializationError,
     ValueDeserializationError,
@@ -21,6 +26,19 @@ from ._consumer import AIOConsumer
 from ._producer import AIOProducer
 
 __all__ = ["AsyncSerializingProducer", "AsyncDeserializingConsumer"]
+
+_waiters = None
+_waiters_lock = threading.Lock()
+
+
+def _cluster_id_waiters():
+    """Threads of their own for waiting on a cluster id: the serde asking for it may be holding
+    one of the loop's default executor workers (all of them, with enough subjects at once)."""
+    global _waiters
+    with _waiters_lock:
+        if _waiters is None:
+            _waiters = concurrent.futures.ThreadPoolExecutor(4, "cluster-id")
+        return _waiters
 
 
 class _AwaitedInit:
@@ -55,9 +73,15 @@ class _AwaitedInit:
         return serdes
 
     async def _cluster_id_off_loop(self, timeout=-1):
-        # librdkafka may wait for the broker: not on the loop
+        """The cluster id, at once when librdkafka knows it; else waited for off the loop."""
         self._check_open()
-        return await self._loop.run_in_executor(None, self._client().cluster_id, timeout)
+        client = self._client()
+        try:
+            return client.cluster_id(0)
+        except KafkaException as e:
+            if e.args[0].code() != KafkaError._TIMED_OUT:
+                raise
+        return await self._loop.run_in_executor(_cluster_id_waiters(), client.cluster_id, timeout)
 
     async def _close_serdes(self):
         owned, self._owned_serdes = self._owned_serdes, []

@@ -287,3 +287,26 @@ async def test_async_deserializing_consumer_raises_for_bad_payloads(kafka_cluste
     await consumer.close()
     assert err.value.kafka_message.value() == b"\x07not framed"
     assert "Invalid magic byte" in str(err.value)
+
+
+@pytest.mark.asyncio
+async def test_many_first_serializations_at_once_share_the_cluster_id(kafka_cluster,
+                                                                      schema_registry,
+                                                                      make_topic):
+    # more subjects looked up at once than the loop's default executor has workers: each
+    # look-up waits in a worker for the cluster id, which must not need a worker itself
+    topics = [make_topic() for _ in range(10)]
+    with HttpGate(schema_registry.url) as gate:
+        producer = await AsyncSerializingProducer(dict(kafka_cluster.client_config(), **{
+            "value.serializer": await avro.AsyncAvroSerializer(
+                AsyncSchemaRegistryClient({"url": gate.url}), AVRO_USER)}))
+        futures = await asyncio.wait_for(asyncio.gather(
+            *(producer.produce(t, value=DICTS[0]) for t in topics)), 120)
+        delivered = [await f for f in futures]
+        cluster_id = await producer.cluster_id(10)
+        await producer.close()
+        looked_up = sorted(p.split("?")[0].rsplit("/", 2)[1:] for p in associations_requested(gate))
+    assert sorted(m.topic() for m in delivered) == sorted(topics)
+    assert looked_up == sorted([cluster_id, t] for t in topics)
+    subjects = SchemaRegistryClient({"url": schema_registry.url}).get_subjects()
+    assert all(t + "-value" in subjects for t in topics)
