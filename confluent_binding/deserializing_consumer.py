@@ -1,5 +1,7 @@
 """DeserializingConsumer: a Consumer whose poll() runs key and value deserializers."""
 
+from typing import Generic, TypeVar
+
 from ._core import Consumer, Message  # noqa: F401  (confluent's module offers Message too)
 from ._serdes import (  # noqa: F401  (confluent's module offers these helpers too)
     SharedClusterIdResolver,
@@ -20,8 +22,12 @@ from .serialization import MessageField, SerializationContext  # noqa: F401
 
 __all__ = ["DeserializingConsumer"]
 
+# the key and value types (``DeserializingConsumer[str, User]``), as confluent-kafka's
+K = TypeVar("K")
+V = TypeVar("V")
 
-class DeserializingConsumer(Consumer):
+
+class DeserializingConsumer(Consumer, Generic[K, V]):
     """A :class:`Consumer` that deserializes keys and values, as confluent-kafka's.
 
     Extra configuration properties: ``key.deserializer`` and ``value.deserializer`` (callables

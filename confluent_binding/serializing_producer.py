@@ -1,5 +1,7 @@
 """SerializingProducer: a Producer whose produce() runs key and value serializers first."""
 
+from typing import Generic, TypeVar
+
 from ._core import Producer
 from ._serdes import (  # noqa: F401  (confluent's module offers these helpers too)
     SharedClusterIdResolver,
@@ -15,8 +17,12 @@ from .serialization import MessageField, SerializationContext
 
 __all__ = ["SerializingProducer"]
 
+# the key and value types (``SerializingProducer[str, User]``), as confluent-kafka's
+K = TypeVar("K")
+V = TypeVar("V")
 
-class SerializingProducer(Producer):
+
+class SerializingProducer(Producer, Generic[K, V]):
     """A :class:`Producer` that serializes keys and values, as confluent-kafka's.
 
     Extra configuration properties: ``key.serializer`` and ``value.serializer`` (callables

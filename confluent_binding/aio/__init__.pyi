@@ -1,7 +1,19 @@
 """Type stubs for confluent_binding.aio (checked against it by tests/unit/test_stubs.py)."""
 
 from concurrent.futures import Executor
-from typing import Any, Awaitable, Callable, Coroutine, Dict, List, Optional, Tuple, Union
+from typing import (
+    Any,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Dict,
+    Generic,
+    List,
+    Optional,
+    Tuple,
+    TypeVar,
+    Union,
+)
 
 from .._core import (
     ConsumerGroupMetadata,
@@ -18,6 +30,9 @@ from ..admin._metadata import ClusterMetadata
 
 __all__ = ["AIOConsumer", "AIOProducer", "AsyncDeserializingConsumer", "AsyncSerializingProducer",
            "DeliveryFuture"]
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 _DeliveryCallback = Callable[[Optional[KafkaError], Message], Any]
 # on_assign / on_revoke / on_lost: a function or coroutine function of (consumer, partitions)
@@ -95,22 +110,23 @@ class AIOConsumer(_HandleCalls):
     async def __aexit__(self, *exc_info: object) -> None: ...
     def __del__(self) -> None: ...
 
-class AsyncSerializingProducer(AIOProducer):
+class AsyncSerializingProducer(AIOProducer, Generic[_K, _V]):
     # created with await: ``producer = await AsyncSerializingProducer(conf)``
     def __new__(  # type: ignore[misc]
             cls, conf: Dict[str, Any], **kwargs: Any
-    ) -> Coroutine[Any, Any, "AsyncSerializingProducer"]: ...
+    ) -> Coroutine[Any, Any, "AsyncSerializingProducer[_K, _V]"]: ...
     async def produce(  # type: ignore[override]
-            self, topic: str, key: Any = None, value: Any = None, partition: int = -1,
+            self, topic: str, key: Optional[_K] = None, value: Optional[_V] = None,
+            partition: int = -1,
             timestamp: int = 0, headers: Optional[_Headers] = None,
             on_delivery: Optional[_DeliveryCallback] = None) -> DeliveryFuture: ...
     async def close(self) -> None: ...
 
-class AsyncDeserializingConsumer(AIOConsumer):
+class AsyncDeserializingConsumer(AIOConsumer, Generic[_K, _V]):
     # created with await: ``consumer = await AsyncDeserializingConsumer(conf)``
     def __new__(  # type: ignore[misc]
             cls, conf: Dict[str, Any], **kwargs: Any
-    ) -> Coroutine[Any, Any, "AsyncDeserializingConsumer"]: ...
+    ) -> Coroutine[Any, Any, "AsyncDeserializingConsumer[_K, _V]"]: ...
     async def poll(self, timeout: float = -1) -> Optional[Message]: ...
     async def consume(self, num_messages: int = 1, timeout: float = -1) -> List[Message]: ...
     async def close(self) -> None: ...

@@ -3,6 +3,7 @@ value serdes, as confluent-kafka's (created with ``await``, like its)."""
 
 import concurrent.futures
 import threading
+from typing import Generic, TypeVar
 
 from .._core import KafkaError
 from .._serdes import (
@@ -26,6 +27,10 @@ from ._consumer import AIOConsumer
 from ._producer import AIOProducer
 
 __all__ = ["AsyncSerializingProducer", "AsyncDeserializingConsumer"]
+
+# the key and value types (``AsyncDeserializingConsumer[str, User]``), as confluent-kafka's
+K = TypeVar("K")
+V = TypeVar("V")
 
 _waiters = None
 _waiters_lock = threading.Lock()
@@ -88,7 +93,7 @@ class _AwaitedInit:
         await async_close_serdes(owned)
 
 
-class AsyncSerializingProducer(_AwaitedInit, AIOProducer):
+class AsyncSerializingProducer(_AwaitedInit, AIOProducer, Generic[K, V]):
     """:class:`AIOProducer` whose produce() serializes key and value first, as
     confluent-kafka's ``AsyncSerializingProducer``: ``await AsyncSerializingProducer(conf)``.
 
@@ -135,7 +140,7 @@ class AsyncSerializingProducer(_AwaitedInit, AIOProducer):
                                          headers=headers)
 
 
-class AsyncDeserializingConsumer(_AwaitedInit, AIOConsumer):
+class AsyncDeserializingConsumer(_AwaitedInit, AIOConsumer, Generic[K, V]):
     """:class:`AIOConsumer` whose poll() and consume() deserialize keys and values, as
     confluent-kafka's ``AsyncDeserializingConsumer``: ``await AsyncDeserializingConsumer(conf)``
     with ``key.deserializer``/``value.deserializer`` (asyncio or blocking) or their

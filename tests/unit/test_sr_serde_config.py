@@ -463,3 +463,21 @@ def test_async_builder_owns_the_client_it_made():
         assert closed == [1]
 
     asyncio.run(main())
+
+
+def test_serializing_clients_take_key_and_value_types_as_confluent():
+    import confluent_kafka as ck
+    from confluent_kafka import aio as ck_aio
+
+    import confluent_binding as cb
+    from confluent_binding import aio
+
+    for ours, theirs in ((cb.SerializingProducer, ck.SerializingProducer),
+                         (cb.DeserializingConsumer, ck.DeserializingConsumer),
+                         (aio.AsyncSerializingProducer, ck_aio.AsyncSerializingProducer),
+                         (aio.AsyncDeserializingConsumer, ck_aio.AsyncDeserializingConsumer)):
+        assert ours[str, dict].__origin__ is ours
+        assert theirs[str, dict].__args__ == ours[str, dict].__args__
+    producer = cb.SerializingProducer[str, dict]({"key.serializer": str})
+    assert type(producer) is cb.SerializingProducer
+    producer.close()
