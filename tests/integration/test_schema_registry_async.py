@@ -127,33 +127,53 @@ async def test_async_round_trip_and_the_same_bytes_as_confluent(kafka_cluster, s
     assert int.from_bytes(ours_bytes[0][1:5], "big") == registered.schema_id
 
 
+def builders(fmt, url):
+    """(serializer builder, deserializer builder) of ``fmt``, each making its own client."""
+    conf = {"url": url}
+    if fmt == "avro":
+        return (avro.AsyncAvroSerializerBuilder().set_schema_registry_config(conf)
+                .set_schema(AVRO_USER), avro.AsyncAvroDeserializerBuilder(conf, None, AVRO_USER))
+    if fmt == "json":
+        return (json_schema.AsyncJSONSerializerBuilder().set_schema_registry_config(conf)
+                .set_schema(JSON_USER),
+                json_schema.AsyncJSONDeserializerBuilder().set_schema_registry_config(conf)
+                .set_schema(JSON_USER))
+    return (protobuf.AsyncProtobufSerializerBuilder().set_schema_registry_config(conf)
+            .set_message_type(ORDER),
+            protobuf.AsyncProtobufDeserializerBuilder().set_schema_registry_config(conf)
+            .set_message_type(ORDER).set_deserializer_config(PB_DE_CONF))
+
+
 @pytest.mark.asyncio
+@pytest.mark.parametrize("fmt", ["avro", "json", "protobuf"])
 async def test_builders_make_their_own_registry_client(kafka_cluster, schema_registry,
-                                                       make_topic):
-    topic, url = make_topic(), schema_registry.url
+                                                       make_topic, fmt):
+    topic, records = make_topic(), records_for(fmt)
+    ser_builder, de_builder = builders(fmt, schema_registry.url)
     inits = []
 
     async def init(serializer):
         inits.append(serializer)
 
+    ser_builder.set_serializer_init(init)
     producer = await AsyncSerializingProducer(dict(kafka_cluster.client_config(), **{
-        "value.serializer.builder": avro.AsyncAvroSerializerBuilder()
-        .set_schema_registry_config({"url": url}).set_schema(AVRO_USER)
-        .set_serializer_init(init)}))
-    assert isinstance(inits[0], avro.AsyncAvroSerializer) and inits[0]._owns_registry
-    fut = await producer.produce(topic, key=b"k", value=DICTS[0])
-    assert (await fut).offset() == 0
+        "value.serializer.builder": ser_builder}))
+    assert inits[0]._owns_registry
+    futures = [await producer.produce(topic, key=b"k%d" % i, value=r)
+               for i, r in enumerate(records)]
+    assert [(await f).offset() for f in futures] == list(range(len(records)))
     await producer.close()
     assert not inits[0]._owns_registry                  # closed with the producer
 
     consumer = await AsyncDeserializingConsumer(consumer_conf(kafka_cluster, **{
-        "value.deserializer.builder": avro.AsyncAvroDeserializerBuilder(
-            {"url": url}, None, AVRO_USER)}))
+        "value.deserializer.builder": de_builder}))
     await consumer.subscribe([topic])
-    [msg] = await take(consumer, 1)
-    batch = await consumer.consume(5, 0.5)              # consume() deserializes too
+    got = await take(consumer, 1)
+    deadline = time.monotonic() + 60
+    while len(got) < len(records) and time.monotonic() < deadline:
+        got += await consumer.consume(len(records), 1.0)   # consume() deserializes too
     await consumer.close()
-    assert (msg.key(), msg.value(), batch) == (b"k", DICTS[0], [])
+    assert [(m.key(), m.value()) for m in got] == [(b"k%d" % i, r) for i, r in enumerate(records)]
 
 
 @pytest.mark.asyncio
