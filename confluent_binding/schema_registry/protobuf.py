@@ -18,8 +18,9 @@ from ._async import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuild
 from ._rules import FieldType, RuleConditionError, ValidationRule, evaluate_validation_rule
 from ._types import RuleKind, RuleMode
 from .confluent import meta_pb2
-from .confluent.type import decimal_pb2
+from .confluent.type import decimal_pb2, variant_pb2
 from .confluent.type.decimal_utils import from_proto_decimal, unscaled_to_bytes
+from .confluent.type.variant_utils import Variant
 from .schema_registry_client import Schema, SchemaReference
 from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder, reference_subject_name_strategy
 
@@ -39,6 +40,8 @@ __all__ = [
     "AsyncProtobufDeserializer",
     "AsyncProtobufSerializerBuilder",
     "AsyncProtobufDeserializerBuilder",
+    "variant_to_protobuf",
+    "protobuf_to_variant",
 ]
 
 _PROTOBUF = "PROTOBUF"
@@ -78,6 +81,18 @@ def decimal_to_protobuf(value, scale):
 def protobuf_to_decimal(value):
     """The :class:`~decimal.Decimal` a ``confluent.type.Decimal`` message holds."""
     return from_proto_decimal(value)
+
+
+def variant_to_protobuf(value):
+    """A :class:`~confluent_binding.schema_registry.confluent.type.variant_utils.Variant` as a
+    ``confluent.type.Variant`` message (a navigated value's own bytes, not its parent's)."""
+    return variant_pb2.Variant(metadata=value.metadata, value=value.standalone_value_bytes())
+
+
+def protobuf_to_variant(value):
+    """The :class:`~confluent_binding.schema_registry.confluent.type.variant_utils.Variant` a
+    ``confluent.type.Variant`` message holds."""
+    return Variant(value.value, value.metadata)
 
 # -- field-level rules ------------------------------------------------------------------------
 

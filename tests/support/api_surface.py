@@ -55,6 +55,7 @@ MODULES = [
     "confluent_kafka.schema_registry.confluent.type.decimal_pb2",
     "confluent_kafka.schema_registry.confluent.type.decimal_utils",
     "confluent_kafka.schema_registry.confluent.type.variant_pb2",
+    "confluent_kafka.schema_registry.confluent.type.variant_utils",
     "confluent_kafka.schema_registry.confluent.types",
     "confluent_kafka.schema_registry.confluent.types.decimal_pb2",
     "confluent_kafka.kafkatest",
@@ -87,12 +88,8 @@ CEL_LIBRARY = ("the rest of confluent-kafka's own CEL library (its field-presenc
                "implemented (rules get cel-python's standard functions and the isEmail()-style "
                "checks of extra_func)")
 
-VARIANT = ("confluent-kafka's reader of the semi-structured Variant binary format (the "
-           "confluent.type.Variant message itself is here): not implemented")
-
 #: confluent-kafka's modules that have no counterpart here, and why.
 NOT_MIRRORED_MODULES = {
-    "confluent_kafka.schema_registry.confluent.type.variant_utils": VARIANT,
     "confluent_kafka.schema_registry.rules.encryption": ENCRYPTION,
     **{"confluent_kafka.schema_registry.rules.cel." + m: CEL_LIBRARY for m in (
         "cel_field_presence", "constraints", "decimal_funcs",
@@ -103,14 +100,10 @@ NOT_MIRRORED_MODULES = {
 
 #: Public names of the modules above that confluent_binding does not have, and why.
 GAPS = {
-    "confluent_kafka.schema_registry.confluent.type": {"variant_utils": VARIANT},
     "confluent_kafka.schema_registry.rules.cel.cel_executor": dict.fromkeys(
         ["InterpretedRunner"], CEL_LIBRARY),
     "confluent_kafka.schema_registry.rules.cel.cel_validator": dict.fromkeys(
         ["InterpretedRunner", "decimal_boundary_value"], CEL_LIBRARY),
-    "confluent_kafka.schema_registry.protobuf": {
-        **dict.fromkeys(["protobuf_to_variant", "variant_to_protobuf"], VARIANT),
-    },
 }
 
 

@@ -1,0 +1,802 @@
+"""The Variant binary format (Apache Parquet's encoding of semi-structured values, carried by
+``confluent.type.Variant``): :class:`Variant` reads one, :class:`VariantBuilder` and
+:func:`parse_json` write one, with the same bytes, JSON text and errors as confluent-kafka's
+``variant_utils`` (and the Java client's ``VariantUtils``).
+
+A variant is two buffers. The metadata: a header byte (version 1 in the low four bits, the
+width of its offsets less one in the top two), the number of keys, the keys' offsets and the
+keys' UTF-8 bytes. The value: a header byte whose low two bits are the basic type (primitive,
+short string, object, array) and whose upper six bits say more (the primitive's type, the short
+string's length, the widths of an object's or array's ids and offsets), then the payload, all
+integers little-endian. An object's fields are sorted by key; its values follow in the order
+they were written.
+"""
+
+import base64
+import datetime
+import decimal
+import json
+import math
+import struct
+import uuid as uuid_mod
+from enum import Enum
+
+__all__ = [
+    "ARRAY", "BASIC_TYPE_BITS", "BASIC_TYPE_MASK", "BINARY", "DATE", "DECIMAL16", "DECIMAL4",
+    "DECIMAL8", "DOUBLE", "FALSE", "FLOAT", "I16_MAX", "I16_MIN", "I32_MAX", "I32_MIN",
+    "I64_MAX", "I64_MIN", "I8_MAX", "I8_MIN", "INT1", "INT2", "INT4", "INT8", "LONG_STR",
+    "MAX_DECIMAL16_PRECISION", "MAX_DECIMAL16_VALUE", "MAX_DECIMAL4_PRECISION",
+    "MAX_DECIMAL4_VALUE", "MAX_DECIMAL8_PRECISION", "MAX_DECIMAL8_VALUE", "MAX_SHORT_STR_SIZE",
+    "NULL", "OBJECT", "PRIMITIVE", "SHORT_STR", "TIME", "TIMESTAMP", "TIMESTAMP_NANOS",
+    "TIMESTAMP_NANOS_NTZ", "TIMESTAMP_NTZ", "TRUE", "TYPE_INFO_MASK", "U16_MAX", "U24_MAX",
+    "U24_SIZE", "U32_SIZE", "U8_MAX", "UUID", "UUID_SIZE", "VERSION", "VERSION_MASK", "Variant",
+    "VariantBuilder", "VariantError", "VariantType", "from_bytes", "parse_json",
+    "to_json_string",
+]
+
+# the value header
+BASIC_TYPE_BITS = 2
+BASIC_TYPE_MASK = 0x3
+TYPE_INFO_MASK = 0x3F
+MAX_SHORT_STR_SIZE = 0x3F
+# basic types
+PRIMITIVE, SHORT_STR, OBJECT, ARRAY = 0, 1, 2, 3
+# primitive types
+NULL, TRUE, FALSE, INT1, INT2, INT4, INT8, DOUBLE = 0, 1, 2, 3, 4, 5, 6, 7
+DECIMAL4, DECIMAL8, DECIMAL16, DATE, TIMESTAMP, TIMESTAMP_NTZ, FLOAT = 8, 9, 10, 11, 12, 13, 14
+BINARY, LONG_STR, TIME, TIMESTAMP_NANOS, TIMESTAMP_NANOS_NTZ, UUID = 15, 16, 17, 18, 19, 20
+# the metadata header
+VERSION = 1
+VERSION_MASK = 0x0F
+# sizes and ranges
+U8_MAX, U16_MAX, U24_MAX = 0xFF, 0xFFFF, 0xFFFFFF
+U24_SIZE, U32_SIZE, UUID_SIZE = 3, 4, 16
+I8_MIN, I8_MAX = -(1 << 7), (1 << 7) - 1
+I16_MIN, I16_MAX = -(1 << 15), (1 << 15) - 1
+I32_MIN, I32_MAX = -(1 << 31), (1 << 31) - 1
+I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
+MAX_DECIMAL4_PRECISION, MAX_DECIMAL8_PRECISION, MAX_DECIMAL16_PRECISION = 9, 18, 38
+MAX_DECIMAL4_VALUE = 10 ** MAX_DECIMAL4_PRECISION
+MAX_DECIMAL8_VALUE = 10 ** MAX_DECIMAL8_PRECISION
+MAX_DECIMAL16_VALUE = 10 ** MAX_DECIMAL16_PRECISION
+
+_EXACT = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+_EPOCH_DAY = datetime.date(1970, 1, 1)
+_EPOCH = datetime.datetime(1970, 1, 1)
+# what RFC 3339 can write: years 0001-9999, times of day before 24:00
+_DAYS = (-719162, 2932896)
+_TIME_MICROS = (0, 86_400_000_000 - 1)
+_NANOS = 1_000_000_000
+
+
+class VariantError(ValueError):
+    """A variant that is malformed, or a value the format cannot hold."""
+
+
+class VariantType(Enum):
+    """What a variant value is (integer, decimal and timestamp widths kept apart)."""
+
+    OBJECT = "OBJECT"
+    ARRAY = "ARRAY"
+    NULL = "NULL"
+    BOOLEAN = "BOOLEAN"
+    BYTE = "BYTE"
+    SHORT = "SHORT"
+    INT = "INT"
+    LONG = "LONG"
+    STRING = "STRING"
+    DOUBLE = "DOUBLE"
+    DECIMAL4 = "DECIMAL4"
+    DECIMAL8 = "DECIMAL8"
+    DECIMAL16 = "DECIMAL16"
+    DATE = "DATE"
+    TIMESTAMP_TZ = "TIMESTAMP_TZ"
+    TIMESTAMP_NTZ = "TIMESTAMP_NTZ"
+    FLOAT = "FLOAT"
+    BINARY = "BINARY"
+    TIME = "TIME"
+    TIMESTAMP_NANOS_TZ = "TIMESTAMP_NANOS_TZ"
+    TIMESTAMP_NANOS_NTZ = "TIMESTAMP_NANOS_NTZ"
+    UUID = "UUID"
+
+
+_PRIMITIVE_TYPES = {
+    NULL: VariantType.NULL, TRUE: VariantType.BOOLEAN, FALSE: VariantType.BOOLEAN,
+    INT1: VariantType.BYTE, INT2: VariantType.SHORT, INT4: VariantType.INT,
+    INT8: VariantType.LONG, DOUBLE: VariantType.DOUBLE, DECIMAL4: VariantType.DECIMAL4,
+    DECIMAL8: VariantType.DECIMAL8, DECIMAL16: VariantType.DECIMAL16, DATE: VariantType.DATE,
+    TIMESTAMP: VariantType.TIMESTAMP_TZ, TIMESTAMP_NTZ: VariantType.TIMESTAMP_NTZ,
+    FLOAT: VariantType.FLOAT, BINARY: VariantType.BINARY, LONG_STR: VariantType.STRING,
+    TIME: VariantType.TIME, TIMESTAMP_NANOS: VariantType.TIMESTAMP_NANOS_TZ,
+    TIMESTAMP_NANOS_NTZ: VariantType.TIMESTAMP_NANOS_NTZ, UUID: VariantType.UUID,
+}
+# the integer-backed primitives and their widths
+_INT_WIDTHS = {INT1: 1, INT2: 2, INT4: 4, DATE: 4, INT8: 8, TIMESTAMP: 8, TIMESTAMP_NTZ: 8,
+               TIME: 8, TIMESTAMP_NANOS: 8, TIMESTAMP_NANOS_NTZ: 8}
+# widest integer each getter widens from
+_GETTER_WIDTHS = {"byte": (INT1,), "short": (INT1, INT2), "int": (INT1, INT2, INT4)}
+_DECIMALS = {DECIMAL4: (4, MAX_DECIMAL4_VALUE, MAX_DECIMAL4_PRECISION),
+             DECIMAL8: (8, MAX_DECIMAL8_VALUE, MAX_DECIMAL8_PRECISION),
+             DECIMAL16: (16, MAX_DECIMAL16_VALUE, MAX_DECIMAL16_PRECISION)}
+
+
+def _malformed(what="index out of bounds"):
+    return VariantError("malformed variant: " + what)
+
+
+def _uint(buf, pos, width, signed=False):
+    """The little-endian integer of ``width`` bytes at ``pos``."""
+    if pos < 0 or pos + width > len(buf) or width <= 0:
+        raise _malformed()
+    return int.from_bytes(buf[pos:pos + width], "little", signed=signed)
+
+
+def _width(n):
+    """Bytes an unsigned offset or id up to ``n`` takes: 1, 2, 3 or 4."""
+    return 1 if n <= U8_MAX else 2 if n <= U16_MAX else U24_SIZE if n <= U24_MAX else U32_SIZE
+
+
+def _metadata_key(metadata, key_id):
+    width = ((metadata[0] >> 6) & 0x3) + 1
+    count = _uint(metadata, 1, width)
+    if key_id >= count:
+        raise _malformed("field id out of range")
+    start, end = (_uint(metadata, 1 + (key_id + i) * width, width) for i in (1, 2))
+    if start > end:
+        raise _malformed("non-monotonic metadata offsets")
+    strings = 1 + (count + 2) * width
+    if strings + end > len(metadata):
+        raise _malformed()
+    return metadata[strings + start:strings + end].decode("utf-8")
+
+
+def _fraction(nanos):
+    """'.mmm', '.uuuuuu' or '.nnnnnnnnn' (the fewest of those groups), '' for none."""
+    if not nanos:
+        return ""
+    for digits, unit in ((3, 1_000_000), (6, 1_000)):
+        if nanos % unit == 0:
+            return ".%0*d" % (digits, nanos // unit)
+    return ".%09d" % nanos
+
+
+def _datetime_text(nanos, zone):
+    seconds, rest = divmod(nanos, _NANOS)
+    t = _EPOCH + datetime.timedelta(seconds=seconds)
+    return "%04d-%02d-%02dT%02d:%02d:%02d%s%s" % (
+        t.year, t.month, t.day, t.hour, t.minute, t.second, _fraction(rest), zone)
+
+
+def _time_text(micros):
+    if not _TIME_MICROS[0] <= micros <= _TIME_MICROS[1]:
+        raise VariantError("time microseconds of day (%d) must be in range [%d, %d]"
+                           % ((micros,) + _TIME_MICROS))
+    seconds, rest = divmod(micros * 1000, _NANOS)
+    return "%02d:%02d:%02d%s" % (seconds // 3600, seconds // 60 % 60, seconds % 60,
+                                 _fraction(rest))
+
+
+def _date_text(days):
+    if not _DAYS[0] <= days <= _DAYS[1]:
+        raise VariantError("date epoch day (%d) must be in range [%d, %d]" % ((days,) + _DAYS))
+    return (_EPOCH_DAY + datetime.timedelta(days=days)).isoformat()
+
+
+def _special(x):
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    negative_zero = x == 0 and math.copysign(1.0, x) < 0
+    if x == int(x) and abs(x) < 1e16 and not negative_zero:
+        return "%d.0" % int(x)
+    return None
+
+
+def _double_text(d):
+    """Java's rendering where it matters: NaN/Infinity barewords, integral values as N.0
+    (-0.0 keeps its sign), else the shortest round-tripping form."""
+    return _special(d) or repr(d)
+
+
+def _float_text(f):
+    """As :func:`_double_text`, with the shortest digits that read back as the same 32-bit
+    float."""
+    text = _special(f)
+    if text is not None:
+        return text
+    for digits in range(1, 10):
+        candidate = float("%.*g" % (digits, f))
+        try:
+            if struct.unpack("<f", struct.pack("<f", candidate))[0] == f:
+                return repr(candidate)
+        except OverflowError:
+            continue
+    return repr(f)
+
+
+class Variant:
+    """A read-only view of the variant value at ``pos`` of ``value`` with its ``metadata``;
+    what :meth:`get_field_by_key` and :meth:`get_element_at_index` answer shares the buffers.
+    Two variants are equal when their metadata and their value bytes from ``pos`` are."""
+
+    _BINARY_SEARCH_THRESHOLD = 32
+
+    def __init__(self, value, metadata, pos=0):
+        self.value = bytes(value)
+        self.metadata = bytes(metadata)
+        self.pos = pos
+        if not self.metadata:
+            raise _malformed()
+        version = self.metadata[0] & VERSION_MASK
+        if version != VERSION:
+            raise VariantError("unsupported variant metadata version: %d" % version)
+
+    def standalone_value_bytes(self):
+        """The value bytes from this value's start (to the buffer's end: the encoding is
+        self-delimiting)."""
+        return self.value[self.pos:] if self.pos else self.value
+
+    def __eq__(self, other):
+        if not isinstance(other, Variant):
+            return NotImplemented
+        return (self.metadata == other.metadata
+                and self.standalone_value_bytes() == other.standalone_value_bytes())
+
+    def __hash__(self):
+        return hash((self.metadata, self.standalone_value_bytes()))
+
+    def _header(self):
+        if not 0 <= self.pos < len(self.value):
+            raise _malformed()
+        byte = self.value[self.pos]
+        return byte & BASIC_TYPE_MASK, (byte >> BASIC_TYPE_BITS) & TYPE_INFO_MASK
+
+    def get_type(self):
+        basic, info = self._header()
+        if basic == SHORT_STR:
+            return VariantType.STRING
+        if basic == OBJECT:
+            return VariantType.OBJECT
+        if basic == ARRAY:
+            return VariantType.ARRAY
+        try:
+            return _PRIMITIVE_TYPES[info]
+        except KeyError:
+            raise VariantError("unknown variant primitive type: %d" % info) from None
+
+    def _primitive(self):
+        basic, info = self._header()
+        if basic != PRIMITIVE:
+            raise VariantError("expected a primitive variant value")
+        return info
+
+    def _integer(self, allowed, what):
+        info = self._primitive()
+        if info not in allowed:
+            raise VariantError("variant is not %s" % what)
+        return _uint(self.value, self.pos + 1, _INT_WIDTHS[info], signed=True)
+
+    def get_boolean(self):
+        info = self._primitive()
+        if info not in (TRUE, FALSE):
+            raise VariantError("variant is not a boolean")
+        return info == TRUE
+
+    def get_byte(self):
+        return self._integer(_GETTER_WIDTHS["byte"], "a byte-width integer")
+
+    def get_short(self):
+        return self._integer(_GETTER_WIDTHS["short"], "a short-width integer")
+
+    def get_int(self):
+        return self._integer(_GETTER_WIDTHS["int"], "an int-width integer")
+
+    def get_long(self):
+        """The integer of any integer-backed value (integers, dates as days, times and
+        timestamps as micro- or nanoseconds)."""
+        return self._integer(_INT_WIDTHS, "an integer-backed type")
+
+    def _packed(self, expected, fmt, size, what):
+        if self._primitive() != expected:
+            raise VariantError("variant is not " + what)
+        if self.pos + size >= len(self.value):
+            raise _malformed()
+        return struct.unpack(fmt, self.value[self.pos + 1:self.pos + 1 + size])[0]
+
+    def get_float(self):
+        return self._packed(FLOAT, "<f", 4, "a float")
+
+    def get_double(self):
+        return self._packed(DOUBLE, "<d", 8, "a double")
+
+    def get_decimal(self):
+        info = self._primitive()
+        if info not in _DECIMALS:
+            raise VariantError("variant is not a decimal")
+        width, bound, max_scale = _DECIMALS[info]
+        scale = _uint(self.value, self.pos + 1, 1)
+        unscaled = _uint(self.value, self.pos + 2, width, signed=True)
+        if not -bound < unscaled < bound or scale > max_scale:
+            raise _malformed("decimal out of range")
+        return decimal.Decimal(unscaled).scaleb(-scale, context=_EXACT)
+
+    def _sized(self, start, length):
+        if length and start + length > len(self.value):
+            raise _malformed()
+        return self.value[start:start + length]
+
+    def get_binary(self):
+        if self._primitive() != BINARY:
+            raise VariantError("variant is not binary")
+        return bytes(self._sized(self.pos + 5, _uint(self.value, self.pos + 1, U32_SIZE)))
+
+    def get_uuid(self):
+        if self._primitive() != UUID:
+            raise VariantError("variant is not a uuid")
+        if self.pos + UUID_SIZE >= len(self.value):
+            raise _malformed()
+        return uuid_mod.UUID(bytes=self.value[self.pos + 1:self.pos + 1 + UUID_SIZE])
+
+    def get_string(self):
+        basic, info = self._header()
+        if basic == SHORT_STR:
+            return self._sized(self.pos + 1, info).decode("utf-8")
+        if basic == PRIMITIVE and info == LONG_STR:
+            length = _uint(self.value, self.pos + 1, U32_SIZE)
+            return self._sized(self.pos + 5, length).decode("utf-8")
+        raise VariantError("variant is not a string")
+
+    def _container(self, kind):
+        """(count, id width, offset width, ids at, offsets at, values at) of an object or
+        array (an array has no ids)."""
+        basic, info = self._header()
+        if basic != kind:
+            raise VariantError("variant is not an %s" % ("object" if kind == OBJECT else "array"))
+        large = (info >> (4 if kind == OBJECT else 2)) & 1
+        count_width = U32_SIZE if large else 1
+        count = _uint(self.value, self.pos + 1, count_width)
+        id_width = ((info >> 2) & 0x3) + 1 if kind == OBJECT else 0
+        offset_width = (info & 0x3) + 1
+        ids = self.pos + 1 + count_width
+        offsets = ids + count * id_width
+        return count, id_width, offset_width, ids, offsets, offsets + (count + 1) * offset_width
+
+    def num_object_fields(self):
+        return self._container(OBJECT)[0]
+
+    def num_array_elements(self):
+        return self._container(ARRAY)[0]
+
+    def _field(self, layout, i):
+        _, id_width, offset_width, ids, offsets, values = layout
+        key_id = _uint(self.value, ids + i * id_width, id_width)
+        at = values + _uint(self.value, offsets + i * offset_width, offset_width)
+        return key_id, at
+
+    def get_field_at_index(self, idx):
+        """(key, value) of the object's field ``idx`` (in key order)."""
+        key_id, at = self._field(self._container(OBJECT), idx)
+        return _metadata_key(self.metadata, key_id), Variant(self.value, self.metadata, at)
+
+    def get_field_by_key(self, key):
+        """The value of the object's field ``key``, or None."""
+        layout = self._container(OBJECT)
+        count = layout[0]
+        if count < self._BINARY_SEARCH_THRESHOLD:
+            for i in range(count):
+                key_id, at = self._field(layout, i)
+                if _metadata_key(self.metadata, key_id) == key:
+                    return Variant(self.value, self.metadata, at)
+            return None
+        low, high = 0, count - 1
+        while low <= high:
+            middle = (low + high) // 2
+            key_id, at = self._field(layout, middle)
+            found = _metadata_key(self.metadata, key_id)
+            if found == key:
+                return Variant(self.value, self.metadata, at)
+            if found < key:
+                low = middle + 1
+            else:
+                high = middle - 1
+        return None
+
+    def get_element_at_index(self, index):
+        """The array's element ``index``, or None when there is none."""
+        count, _, offset_width, _, offsets, values = self._container(ARRAY)
+        if not 0 <= index < count:
+            return None
+        at = values + _uint(self.value, offsets + index * offset_width, offset_width)
+        return Variant(self.value, self.metadata, at)
+
+    def to_json(self):
+        """The value as JSON text, as the Java client writes it: decimals in plain notation,
+        dates, times and timestamps as ISO-8601 strings (seconds always written), binary as
+        base64, UUIDs in their usual form."""
+        kind = self.get_type()
+        if kind is VariantType.OBJECT:
+            return "{%s}" % ",".join(
+                json.dumps(key, ensure_ascii=False) + ":" + child.to_json()
+                for key, child in (self.get_field_at_index(i)
+                                   for i in range(self.num_object_fields())))
+        if kind is VariantType.ARRAY:
+            items = []
+            for i in range(self.num_array_elements()):
+                element = self.get_element_at_index(i)
+                if element is None:
+                    raise VariantError("array element count exceeds the encoded elements")
+                items.append(element.to_json())
+            return "[%s]" % ",".join(items)
+        return _JSON_TEXT[kind](self)
+
+
+def _quoted(text):
+    return '"' + text + '"'
+
+
+_JSON_TEXT = {
+    VariantType.NULL: lambda v: "null",
+    VariantType.BOOLEAN: lambda v: "true" if v.get_boolean() else "false",
+    VariantType.STRING: lambda v: json.dumps(v.get_string(), ensure_ascii=False),
+    VariantType.BYTE: lambda v: str(v.get_long()),
+    VariantType.SHORT: lambda v: str(v.get_long()),
+    VariantType.INT: lambda v: str(v.get_long()),
+    VariantType.LONG: lambda v: str(v.get_long()),
+    VariantType.FLOAT: lambda v: _float_text(v.get_float()),
+    VariantType.DOUBLE: lambda v: _double_text(v.get_double()),
+    VariantType.DECIMAL4: lambda v: format(v.get_decimal(), "f"),
+    VariantType.DECIMAL8: lambda v: format(v.get_decimal(), "f"),
+    VariantType.DECIMAL16: lambda v: format(v.get_decimal(), "f"),
+    VariantType.DATE: lambda v: _quoted(_date_text(v.get_long())),
+    VariantType.TIMESTAMP_TZ: lambda v: _quoted(_datetime_text(v.get_long() * 1000, "Z")),
+    VariantType.TIMESTAMP_NTZ: lambda v: _quoted(_datetime_text(v.get_long() * 1000, "")),
+    VariantType.TIMESTAMP_NANOS_TZ: lambda v: _quoted(_datetime_text(v.get_long(), "Z")),
+    VariantType.TIMESTAMP_NANOS_NTZ: lambda v: _quoted(_datetime_text(v.get_long(), "")),
+    VariantType.TIME: lambda v: _quoted(_time_text(v.get_long())),
+    VariantType.BINARY: lambda v: _quoted(base64.b64encode(v.get_binary()).decode("ascii")),
+    VariantType.UUID: lambda v: _quoted(str(v.get_uuid())),
+}
+
+
+def from_bytes(value, metadata):
+    """The :class:`Variant` of the two buffers."""
+    return Variant(value, metadata)
+
+
+def to_json_string(variant):
+    """``variant.to_json()``."""
+    return variant.to_json()
+
+
+def parse_json(json_str):
+    """The variant of a JSON text: integers in the narrowest of 1, 2, 4 and 8 bytes (wider ones
+    as decimals of scale 0), fractions as doubles, objects with their keys sorted."""
+    builder = VariantBuilder()
+    builder._append_json(json.loads(json_str))
+    return builder.build()
+
+
+class _Frame:
+    """A container being built: where it starts in the value buffer, and for each child
+    (key id, key, its start) - an array's children have no key."""
+
+    __slots__ = ("is_object", "start", "children", "key")
+
+    def __init__(self, is_object, start):
+        self.is_object = is_object
+        self.start = start
+        self.children = []
+        self.key = None  # (key, id) given by append_key, until its value comes
+
+
+class VariantBuilder:
+    """Writes one variant value: a scalar (``append_*``), or a container opened with
+    :meth:`start_object`/:meth:`start_array` and closed with :meth:`end_object`/
+    :meth:`end_array`, whose children are appended in between (each object value after its
+    :meth:`append_key`). :meth:`build` answers the :class:`Variant`."""
+
+    DEFAULT_SIZE_LIMIT = 16 * 1024 * 1024
+
+    def __init__(self, size_limit=DEFAULT_SIZE_LIMIT):
+        self.size_limit = size_limit
+        self.value = bytearray()
+        self.dictionary = {}
+        self.dictionary_keys = []
+        self._open = []
+        self._root_done = False
+
+    # -- the value buffer ---------------------------------------------------------------
+
+    def _reserve(self, size):
+        if len(self.value) + size > self.size_limit:
+            raise VariantError("variant size limit exceeded")
+
+    def _put(self, header, payload=b""):
+        self._reserve(1 + len(payload))
+        self.value.append(header)
+        self.value += payload
+
+    def _primitive(self, kind, payload=b""):
+        self._put(kind << BASIC_TYPE_BITS | PRIMITIVE, payload)
+
+    def _fixed(self, kind, number, width):
+        try:
+            payload = int(number).to_bytes(width, "little", signed=True)
+        except OverflowError:
+            raise VariantError("integer value out of range for a %d-byte width" % width) \
+                from None
+        self._primitive(kind, payload)
+
+    def _slot(self):
+        """Account for the value about to be written: the root, an array element or the
+        value of the pending key."""
+        if not self._open:
+            if self._root_done:
+                raise VariantError("cannot append multiple root values")
+            self._root_done = True
+            return
+        frame = self._open[-1]
+        offset = len(self.value) - frame.start
+        if frame.is_object:
+            if frame.key is None:
+                raise VariantError("a value in an object must follow append_key")
+            frame.children.append((frame.key[0], frame.key[1], offset))
+            frame.key = None
+        else:
+            frame.children.append((None, None, offset))
+
+    def _key_id(self, key):
+        key_id = self.dictionary.get(key)
+        if key_id is None:
+            key_id = self.dictionary[key] = len(self.dictionary_keys)
+            self.dictionary_keys.append(key.encode("utf-8"))
+        return key_id
+
+    # -- scalars ------------------------------------------------------------------------
+
+    def _string(self, s):
+        data = s.encode("utf-8")
+        if len(data) > MAX_SHORT_STR_SIZE:
+            self._primitive(LONG_STR, len(data).to_bytes(U32_SIZE, "little") + data)
+        else:
+            self._put(len(data) << BASIC_TYPE_BITS | SHORT_STR, data)
+
+    def _smallest_int(self, n):
+        for kind, width, low, high in ((INT1, 1, I8_MIN, I8_MAX), (INT2, 2, I16_MIN, I16_MAX),
+                                       (INT4, 4, I32_MIN, I32_MAX), (INT8, 8, I64_MIN, I64_MAX)):
+            if low <= n <= high:
+                self._fixed(kind, n, width)
+                return True
+        return False
+
+    def _decimal_parts(self, unscaled, scale):
+        if scale < 0:
+            raise VariantError("cannot encode decimal with negative scale")
+        digits = len(str(abs(unscaled))) if unscaled.bit_length() <= 128 else None
+        for kind, (width, _, max_precision) in _DECIMALS.items():
+            if digits is not None and scale <= max_precision and digits <= max_precision:
+                self._reserve(2 + width)
+                self._primitive(kind, bytes([scale]) + unscaled.to_bytes(width, "little",
+                                                                         signed=True))
+                return
+        raise VariantError("decimal exceeds maximum precision (38)")
+
+    def _decimal(self, d):
+        sign, digits, exponent = d.as_tuple()
+        if not isinstance(exponent, int):
+            raise VariantError("cannot encode non-finite decimal")
+        if len(digits) > MAX_DECIMAL16_PRECISION:
+            raise VariantError("decimal exceeds maximum precision (38)")
+        unscaled = int("".join(map(str, digits)) or "0")
+        self._decimal_parts(-unscaled if sign else unscaled, -exponent)
+
+    def append_null(self):
+        self._slot()
+        self._primitive(NULL)
+
+    def append_boolean(self, b):
+        self._slot()
+        self._primitive(TRUE if b else FALSE)
+
+    def append_byte(self, value):
+        self._slot()
+        self._fixed(INT1, value, 1)
+
+    def append_short(self, value):
+        self._slot()
+        self._fixed(INT2, value, 2)
+
+    def append_int(self, value):
+        self._slot()
+        self._fixed(INT4, value, 4)
+
+    def append_long(self, value):
+        self._slot()
+        self._fixed(INT8, value, 8)
+
+    def append_float(self, value):
+        self._slot()
+        self._primitive(FLOAT, struct.pack("<f", value))
+
+    def append_double(self, value):
+        self._slot()
+        self._primitive(DOUBLE, struct.pack("<d", value))
+
+    def append_decimal(self, unscaled, scale=None):
+        """A decimal: ``append_decimal(Decimal)`` at the value's own scale, or
+        ``append_decimal(unscaled, scale)`` with the unscaled value as an int or as big-endian
+        two's-complement bytes."""
+        self._slot()
+        if isinstance(unscaled, decimal.Decimal):
+            if scale is not None:
+                raise VariantError("scale must not be given with a Decimal value")
+            self._decimal(unscaled)
+            return
+        if isinstance(unscaled, (bytes, bytearray)):
+            if scale is None:
+                raise VariantError("scale is required when appending a decimal from bytes")
+            unscaled = int.from_bytes(bytes(unscaled), "big", signed=True)
+        elif isinstance(unscaled, int):
+            if scale is None:
+                raise VariantError("scale is required when appending an unscaled integer")
+        else:
+            raise VariantError("invalid append_decimal arguments")
+        self._decimal_parts(unscaled, scale)
+
+    def append_string(self, s):
+        self._slot()
+        self._string(s)
+
+    def append_binary(self, data):
+        self._slot()
+        data = bytes(data)
+        self._primitive(BINARY, len(data).to_bytes(U32_SIZE, "little") + data)
+
+    def append_uuid(self, value):
+        """A UUID: a :class:`uuid.UUID` or its 16 bytes (big-endian)."""
+        self._slot()
+        raw = value.bytes if isinstance(value, uuid_mod.UUID) else bytes(value)
+        if len(raw) != UUID_SIZE:
+            raise VariantError("uuid must be 16 bytes")
+        self._primitive(UUID, raw)
+
+    def append_date(self, days_since_epoch):
+        self._slot()
+        self._fixed(DATE, days_since_epoch, 4)
+
+    def append_time(self, micros_since_midnight):
+        self._slot()
+        self._fixed(TIME, micros_since_midnight, 8)
+
+    def append_timestamp_tz(self, micros):
+        self._slot()
+        self._fixed(TIMESTAMP, micros, 8)
+
+    def append_timestamp_ntz(self, micros):
+        self._slot()
+        self._fixed(TIMESTAMP_NTZ, micros, 8)
+
+    def append_timestamp_nanos_tz(self, nanos):
+        self._slot()
+        self._fixed(TIMESTAMP_NANOS, nanos, 8)
+
+    def append_timestamp_nanos_ntz(self, nanos):
+        self._slot()
+        self._fixed(TIMESTAMP_NANOS_NTZ, nanos, 8)
+
+    # -- containers ---------------------------------------------------------------------
+
+    def start_object(self):
+        self._slot()
+        self._open.append(_Frame(True, len(self.value)))
+
+    def append_key(self, key):
+        if not self._open or not self._open[-1].is_object:
+            raise VariantError("append_key called outside of an object")
+        frame = self._open[-1]
+        if frame.key is not None:
+            raise VariantError("append_key called twice without an intervening value")
+        frame.key = (key, self._key_id(key))
+
+    def end_object(self):
+        if not self._open or not self._open[-1].is_object:
+            raise VariantError("end_object without a matching start_object")
+        frame = self._open.pop()
+        if frame.key is not None:
+            raise VariantError("end_object with a dangling append_key (no value)")
+        self._close(frame)
+
+    def start_array(self):
+        self._slot()
+        self._open.append(_Frame(False, len(self.value)))
+
+    def end_array(self):
+        if not self._open or self._open[-1].is_object:
+            raise VariantError("end_array without a matching start_array")
+        self._close(self._open.pop())
+
+    def _close(self, frame):
+        """Put the container's header in front of its children's bytes."""
+        children = frame.children
+        size = len(self.value) - frame.start
+        count = len(children)
+        large = count > U8_MAX
+        offset_width = _width(size)
+        header = bytearray()
+        if frame.is_object:
+            children = sorted(children, key=lambda child: child[0])
+            id_width = _width(max((child[1] for child in children), default=0))
+            header.append(large << (BASIC_TYPE_BITS + 4) | (id_width - 1) << (BASIC_TYPE_BITS + 2)
+                          | (offset_width - 1) << BASIC_TYPE_BITS | OBJECT)
+        else:
+            id_width = 0
+            header.append(large << (BASIC_TYPE_BITS + 2) | (offset_width - 1) << BASIC_TYPE_BITS
+                          | ARRAY)
+        header += count.to_bytes(U32_SIZE if large else 1, "little")
+        for _, key_id, _ in children if id_width else ():
+            header += key_id.to_bytes(id_width, "little")
+        for _, _, offset in children:
+            header += offset.to_bytes(offset_width, "little")
+        header += size.to_bytes(offset_width, "little")
+        self._reserve(len(header))
+        self.value[frame.start:frame.start] = header
+
+    def _append_json(self, parsed):
+        """Write a parsed JSON value (dicts, lists, str, bool, int, float, Decimal, None)."""
+        self._slot()
+        if isinstance(parsed, dict):
+            self._open.append(_Frame(True, len(self.value)))
+            for key, item in parsed.items():
+                self.append_key(key)
+                self._append_json(item)
+            self.end_object()
+        elif isinstance(parsed, list):
+            self._open.append(_Frame(False, len(self.value)))
+            for item in parsed:
+                self._append_json(item)
+            self.end_array()
+        elif isinstance(parsed, str):
+            self._string(parsed)
+        elif isinstance(parsed, bool):
+            self._primitive(TRUE if parsed else FALSE)
+        elif isinstance(parsed, int):
+            if not self._smallest_int(parsed):
+                self._decimal(decimal.Decimal(parsed))
+        elif isinstance(parsed, float):
+            self._primitive(DOUBLE, struct.pack("<d", parsed))
+        elif isinstance(parsed, decimal.Decimal):
+            self._decimal(parsed)
+        elif parsed is None:
+            self._primitive(NULL)
+        else:
+            raise VariantError("unsupported JSON value: %r" % type(parsed))
+
+    # -- the result ---------------------------------------------------------------------
+
+    def _metadata(self):
+        keys = self.dictionary_keys
+        total = sum(len(k) for k in keys)
+        if max(total, len(keys)) > self.size_limit:
+            raise VariantError("variant size limit exceeded")
+        width = _width(max(total, len(keys)))
+        if 1 + width + (len(keys) + 1) * width + total > self.size_limit:
+            raise VariantError("variant size limit exceeded")
+        out = bytearray([VERSION | (width - 1) << 6])
+        out += len(keys).to_bytes(width, "little")
+        offset = 0
+        for key in keys:
+            out += offset.to_bytes(width, "little")
+            offset += len(key)
+        out += offset.to_bytes(width, "little")
+        for key in keys:
+            out += key
+        return bytes(out)
+
+    def build(self):
+        """The :class:`Variant` written (every container closed, one value written)."""
+        if self._open:
+            raise VariantError("cannot build with an open container")
+        if not self._root_done:
+            raise VariantError("cannot build an empty variant")
+        return Variant(bytes(self.value), self._metadata())
