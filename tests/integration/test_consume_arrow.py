@@ -144,3 +144,44 @@ def test_errors_and_bad_arguments(kafka_cluster, make_topic):
     c.close()
     with pytest.raises(RuntimeError):
         c.consume_arrow(10, 0)
+
+
+def test_batches_outlive_later_ones_and_are_released_by_any_thread(kafka_cluster, make_topic):
+    """The memory of released batches is reused for later ones: a batch still alive keeps its
+    bytes while later batches fill reused blocks, and batches dropped by other threads give
+    their memory back without disturbing either."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    topic = make_topic(1)
+    n, size = 6000, 200
+    p = kafka.Producer(kafka_cluster.client_config(linger_ms=5))
+    for i in range(n):
+        p.produce(topic, (b"%06d" % i) * (size // 6), partition=0)
+    assert p.flush(30) == 0
+    c = _consumer(kafka_cluster)
+    c.assign([kafka.TopicPartition(topic, 0, 0)])
+    kept, lengths, seen = [], [], []
+
+    def drop(batch):
+        lengths.append(sum(len(v) for v in batch.column("value").to_pylist()))
+        return batch.num_rows       # the thread's reference is the last: released there
+
+    with ThreadPoolExecutor(2) as pool:
+        deadline = time.monotonic() + 60
+        while len(seen) < n and time.monotonic() < deadline:
+            b = c.consume_arrow(500, 1.0, end_offsets={(topic, 0): n})
+            if b.num_rows:
+                seen.extend(b.column("offset").to_pylist())
+                if len(seen) // 500 % 2:
+                    kept.append(b)
+                else:
+                    pool.submit(drop, b)
+            del b
+    c.close()
+    assert seen == list(range(n))
+    assert kept and lengths
+    for b in kept:
+        assert b.column("value").to_pylist() == [
+            (b"%06d" % o) * (size // 6) for o in b.column("offset").to_pylist()
+        ]
+    assert sum(lengths) + sum(b.num_rows for b in kept) * (size // 6) * 6 == n * (size // 6) * 6
