@@ -64,6 +64,20 @@ if _pool_lock == NULL:
     raise MemoryError()
 
 
+def _pool_after_fork():
+    """A forked child gets a lock of its own (a thread of the parent may have held the pool's
+    at the fork; that thread does not exist in the child)."""
+    global _pool_lock
+    cdef PyThread_type_lock lock = PyThread_allocate_lock()
+    if lock != NULL:
+        _pool_lock = lock
+
+
+import os as _os  # noqa: E402
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_pool_after_fork)
+
+
 cdef char *_pool_take(Py_ssize_t want, Py_ssize_t *cap) noexcept:
     """The smallest kept block of ``want`` to ``2 * want`` bytes (its size in ``cap``), or
     NULL."""
