@@ -21,9 +21,22 @@ def cluster(tmp_path_factory):
 
 
 def _partition(cluster, topic, part=0):
+    """The partition's metadata. Each broker learns of a new topic from the controller at its
+    own time, and the broker a client asks may not have it yet: wait until it does."""
     p = kafka.Producer(cluster.client_config(log_level=0))
+    found = []
+
+    def known():
+        t = p.list_topics(topic, timeout=10).topics.get(topic)
+        pm = None if t is None or t.error is not None else t.partitions.get(part)
+        if pm is not None and pm.error is None and pm.leader >= 0:
+            found[:] = [pm]
+        return bool(found)
+
     try:
-        return p.list_topics(topic, timeout=10).topics[topic].partitions[part]
+        wait_for("partition %d of %s in the metadata" % (part, topic), known, 30,
+                 serve=lambda: p.poll(0.1))
+        return found[0]
     finally:
         p.close()
 
