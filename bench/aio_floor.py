@@ -1,5 +1,5 @@
 """What asyncio itself costs per message on the default event loop, with no Kafka at all: the
-floor under the asyncio rows of the benchmark (P2, AP2).
+floor under the asyncio rows of the benchmark (P2, AT2).
 
 Each line times one shape of asyncio work N times in a fresh loop (CPU time of this process,
 best of --repeat runs, garbage collector on as in the real runs) and prints ns per message:
@@ -8,10 +8,10 @@ best of --repeat runs, garbage collector on as in the real runs) and prints ns p
 - a done-callback with ``asyncio.Future``: ``add_done_callback`` + ``set_result`` + the loop
   running the callback's Handle (one per callback: what DeliveryFuture's batches avoid);
 - the benchmark's own P2 callback (``cancelled()``, ``exception()``, a counter);
-- AP2's shape: a task per message started by ``gather`` in batches of 1000, awaiting a future
+- AT2's shape: a task per message started by ``gather`` in batches of 1000, awaiting a future
   resolved later (task creation, its two steps, gather's bookkeeping), with ``asyncio.Future``;
 - for scale, the same shapes with Kafka work: the synchronous Producer's P2 and AIOProducer's
-  P2 and AP2 on librdkafka's mock cluster (in this process: its threads' CPU counts too).
+  P2 and AT2 on librdkafka's mock cluster (in this process: its threads' CPU counts too).
 
 Run: ``.venv/bin/python bench/aio_floor.py`` (pinned: ``taskset -c 1 ...``). Markdown out.
 """
@@ -80,8 +80,8 @@ async def aio_p2(n, _loop):
     return took
 
 
-async def aio_ap2(n, _loop):
-    """Ours, AP2's shape (a task per message awaiting its delivery), on the mock cluster."""
+async def aio_at2(n, _loop):
+    """Ours, AT2's shape (a task per message awaiting its delivery), on the mock cluster."""
     p = AIOProducer(MOCK)
     value = b"x" * 100
 
@@ -143,11 +143,11 @@ SHAPES = [
     ("asyncio.Future + add_done_callback + set_result + the loop running the callback's Handle",
      asyncio_future_callback),
     ("P2's done-callback body (cancelled(), exception(), count)", benchmark_callback),
-    ("AP2's shape: a task per message (gather, task, 2 steps, wake-up) on asyncio.Future",
+    ("AT2's shape: a task per message (gather, task, 2 steps, wake-up) on asyncio.Future",
      task_per_message),
     ("with Kafka (mock cluster): synchronous Producer, P2", producer_sync_p2),
     ("with Kafka (mock cluster): AIOProducer, P2", aio_p2),
-    ("with Kafka (mock cluster): AIOProducer, AP2", aio_ap2),
+    ("with Kafka (mock cluster): AIOProducer, AT2", aio_at2),
 ]
 
 

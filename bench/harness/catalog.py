@@ -40,10 +40,10 @@ class Workload:
 
 C_TOOL = "rdkafka_performance"
 # the asyncio section of the report: ours on asyncio against these, same workload and size, and
-# against our synchronous client on the workload named here (AP2 and P2 against sync P2)
+# against our synchronous client on the workload named here (P2, AP2 and AT2 against sync P2)
 AIO_SUBJECT = "confluent_binding_aio"
 AIO_PEERS = ("aiokafka", "confluent_kafka_aio")
-AIO_SYNC_REFERENCE = {"P2": "P2", "AP2": "P2", "C1": "C1"}
+AIO_SYNC_REFERENCE = {"P2": "P2", "AP2": "P2", "AT2": "P2", "C1": "C1"}
 SUBJECT = "confluent_binding"  # the client the ratios and the regression check are about
 PEER = "confluent_kafka"  # the drop-in peer the ratios are taken against
 
@@ -60,19 +60,20 @@ CLIENTS = {
         Client("kafka_python", "kafka-python", "#2ca02c", pure_python=True),
         Client(
             "aiokafka", "aiokafka", "#9467bd", pure_python=True,
-            workloads=("P1", "P2", "C1", "C2", "AP2"),
+            workloads=("P1", "P2", "C1", "C2", "AP2", "AT2"),
         ),
         # the asyncio clients on librdkafka: P2 awaits each produce() and tracks the future it
-        # returns, AP2 runs a task per message awaiting its delivery, C1 is `async for` (for
+        # returns, AP2 awaits each delivery in batches (no task per message), AT2 runs a task per
+        # message awaiting its delivery, C1 is `async for` (for
         # confluent-kafka's aio, which has no `async for`: await poll(1.0))
         Client(
             "confluent_binding_aio", "confluent_binding.aio (ours)", "#ff7f0e",
-            workloads=("P2", "AP2", "C1"),
+            workloads=("P2", "AP2", "AT2", "C1"),
         ),
         # 10-100x slower than the others on librdkafka (a thread pool under every call): it
         # runs the pure-Python peers' smaller counts, which still last seconds
         Client("confluent_kafka_aio", "confluent-kafka aio", "#17becf", pure_python=True,
-               workloads=("P2", "AP2", "C1")),
+               workloads=("P2", "AP2", "AT2", "C1")),
         # its producer always runs a per-message delivery callback: its P1 run stands for P2 too
         Client(
             C_TOOL,
@@ -99,8 +100,11 @@ WORKLOADS = {
             c_reference="C3",
             batch=ARROW_BATCH,
         ),
+        # asyncio clients only: each delivery awaited, batches of futures in flight
+        Workload("AP2", "AP2 aio produce, await each delivery in batches", True,
+                 c_reference="P1"),
         # asyncio clients only: a task per message awaiting its own delivery
-        Workload("AP2", "AP2 aio produce, a task per message awaits its delivery", True,
+        Workload("AT2", "AT2 aio produce, a task per message awaits its delivery", True,
                  c_reference="P1"),
     )
 }

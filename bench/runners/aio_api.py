@@ -2,7 +2,8 @@
 by the runners of confluent_binding.aio and confluent_kafka.aio: both run exactly this code.
 
 P2 ``await produce(topic, value, partition=0)`` per message and ``add_done_callback`` on the
-returned future (counters only), ``await flush()``; AP2 a task per message awaiting its delivery
+returned future (counters only), ``await flush()``; AP2 each delivery awaited, batches of futures
+in flight (``skeleton.produce_awaited``); AT2 a task per message awaiting its delivery
 (``skeleton.produce_tasks``); C1 ``async for`` (confluent-kafka's AIOConsumer has no
 ``async for``: ``await poll(1.0)`` there).
 """

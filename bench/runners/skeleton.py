@@ -75,7 +75,8 @@ class Client:
             "P2": lambda run: produce(self, run, with_callback=True),
             "C1": lambda run: consume_one(self, run),
             "C2": lambda run: consume_batches(self, run, self.poll_batch, self.account_messages()),
-            "AP2": lambda run: produce_tasks(self, run),
+            "AP2": lambda run: produce_awaited(self, run),
+            "AT2": lambda run: produce_tasks(self, run),
         }
 
     # -- producer --
@@ -238,11 +239,74 @@ async def produce(client: Client, run: Run, with_callback: bool) -> None:
     )
 
 
-WINDOW = 10  # AP2: batches of tasks in flight at once
+WINDOW = 10  # AP2, AT2: batches in flight at once
+
+
+def _check_awaited(run: Run, d: Deliveries, left: int) -> None:
+    """AP2, AT2: nothing left after flush, every awaited delivery succeeded."""
+    if left:
+        run.problem("%d messages still outstanding after flush" % left)
+    if d.ok != d.expected or d.err:
+        run.problem(
+            "deliveries: %d ok, %d failed, expected %d ok%s"
+            % (d.ok, d.err, d.expected,
+               (" (first error: %s)" % d.first_error) if d.first_error else "")
+        )
+
+
+async def produce_awaited(client: Client, run: Run) -> None:
+    """AP2 (asyncio clients): await each delivery, in batches, as a service would without a task
+    per message: ``fut = await send(topic, value, partition=0)`` for CHUNK messages, up to WINDOW
+    such batches in flight; when the window is full the oldest batch's futures are awaited one
+    by one (``await fut``), each result checked (so the run measures the client, not one linger
+    + round trip per batch)."""
+    a = run.args
+    p = await client.producer(run)
+    d = Deliveries(a.count)
+    try:
+        value, topic, n = payload(a.size), a.topic, a.count
+        send = client.send(p)
+
+        async def settle(batch) -> None:
+            for fut in batch:
+                try:
+                    r = await fut
+                except Exception as e:
+                    d.failed(repr(e))
+                    continue
+                if r is None:
+                    d.failed("delivery future resolved to None")
+                else:
+                    d.ok += 1
+
+        in_flight = collections.deque()
+        rss_every = a.rss_every
+        sent = 0
+        run.start()
+        while sent < n:
+            k = CHUNK if n - sent >= CHUNK else n - sent
+            batch = []
+            add = batch.append
+            for _ in range(k):
+                add(await send(topic, value, partition=0))
+            in_flight.append(batch)
+            sent += k
+            if len(in_flight) >= WINDOW:
+                await settle(in_flight.popleft())
+            if sent % rss_every == 0:
+                run.sample(sent)
+        while in_flight:
+            await settle(in_flight.popleft())
+        left = await client.flush(p, None)
+        run.stop(sent, sent * a.size)
+        _check_awaited(run, d, left)
+    finally:
+        await client.close_producer(p)
+    run.finish(delivered_ok=d.ok, delivery_errors=d.err)
 
 
 async def produce_tasks(client: Client, run: Run) -> None:
-    """AP2 (asyncio clients): every message is a task that awaits its own delivery, as a service
+    """AT2 (asyncio clients): every message is a task that awaits its own delivery, as a service
     handling requests would: ``fut = await send(topic, value, partition=0)``, then ``await fut``.
     Tasks start in batches of CHUNK; up to WINDOW batches are in flight, then the oldest batch
     is awaited (so the run measures the client, not one linger + round trip per batch)."""
@@ -281,13 +345,7 @@ async def produce_tasks(client: Client, run: Run) -> None:
             count(await in_flight.popleft())
         left = await client.flush(p, None)
         run.stop(sent, sent * a.size)
-        if left:
-            run.problem("%d messages still outstanding after flush" % left)
-        if d.ok != n or d.err:
-            run.problem(
-                "deliveries: %d ok, %d failed, expected %d ok%s"
-                % (d.ok, d.err, n, (" (first error: %s)" % d.first_error) if d.first_error else "")
-            )
+        _check_awaited(run, d, left)
     finally:
         await client.close_producer(p)
     run.finish(delivered_ok=d.ok, delivery_errors=d.err)
