@@ -242,6 +242,27 @@ async def produce(client: Client, run: Run, with_callback: bool) -> None:
 WINDOW = 10  # AP2, AT2: batches in flight at once
 
 
+async def _windowed(run: Run, n: int, start, settle) -> int:
+    """AP2, AT2: ``await start(k)`` makes a batch of k <= CHUNK messages in flight; with WINDOW
+    batches in flight the oldest is ``await settle(batch)``-d; at the end all are. Returns how
+    many were sent."""
+    in_flight = collections.deque()
+    rss_every = run.args.rss_every
+    sent = 0
+    run.start()
+    while sent < n:
+        k = CHUNK if n - sent >= CHUNK else n - sent
+        in_flight.append(await start(k))
+        sent += k
+        if len(in_flight) >= WINDOW:
+            await settle(in_flight.popleft())
+        if sent % rss_every == 0:
+            run.sample(sent)
+    while in_flight:
+        await settle(in_flight.popleft())
+    return sent
+
+
 def _check_awaited(run: Run, d: Deliveries, left: int) -> None:
     """AP2, AT2: nothing left after flush, every awaited delivery succeeded."""
     if left:
@@ -279,24 +300,14 @@ async def produce_awaited(client: Client, run: Run) -> None:
                 else:
                     d.ok += 1
 
-        in_flight = collections.deque()
-        rss_every = a.rss_every
-        sent = 0
-        run.start()
-        while sent < n:
-            k = CHUNK if n - sent >= CHUNK else n - sent
+        async def start(k):
             batch = []
             add = batch.append
             for _ in range(k):
                 add(await send(topic, value, partition=0))
-            in_flight.append(batch)
-            sent += k
-            if len(in_flight) >= WINDOW:
-                await settle(in_flight.popleft())
-            if sent % rss_every == 0:
-                run.sample(sent)
-        while in_flight:
-            await settle(in_flight.popleft())
+            return batch
+
+        sent = await _windowed(run, n, start, settle)
         left = await client.flush(p, None)
         run.stop(sent, sent * a.size)
         _check_awaited(run, d, left)
@@ -322,27 +333,17 @@ async def produce_tasks(client: Client, run: Run) -> None:
             fut = await send(topic, value, partition=0)
             return await fut
 
-        def count(results) -> None:
-            for r in results:
+        async def start(k):
+            return gather(*[one() for _ in range(k)], return_exceptions=True)
+
+        async def settle(batch) -> None:
+            for r in await batch:
                 if isinstance(r, BaseException):
                     d.failed(repr(r))
                 else:
                     d.ok += 1
 
-        in_flight = collections.deque()
-        rss_every = a.rss_every
-        sent = 0
-        run.start()
-        while sent < n:
-            k = CHUNK if n - sent >= CHUNK else n - sent
-            in_flight.append(gather(*[one() for _ in range(k)], return_exceptions=True))
-            sent += k
-            if len(in_flight) >= WINDOW:
-                count(await in_flight.popleft())
-            if sent % rss_every == 0:
-                run.sample(sent)
-        while in_flight:
-            count(await in_flight.popleft())
+        sent = await _windowed(run, n, start, settle)
         left = await client.flush(p, None)
         run.stop(sent, sent * a.size)
         _check_awaited(run, d, left)
