@@ -173,6 +173,17 @@ class HandleCalls:
                           source=self, stacklevel=2)
 
     def __del__(self):
+        # The last reference may go on any thread, but freeing resolves futures and changes the
+        # loop's readers, which only the loop thread may do: hand it to a running loop's thread
+        # (this keeps the client alive until then; it is finalised once).
+        loop = getattr(self, "_loop", None)
+        if (loop is not None and loop.is_running() and not loop.is_closed()
+                and asyncio._get_running_loop() is not loop):
+            try:
+                loop.call_soon_threadsafe(self._abandon, "it was garbage collected")
+                return
+            except RuntimeError:    # the loop closed meanwhile: free it here
+                pass
         self._abandon("it was garbage collected")
 
     async def list_topics(self, topic=None, timeout=-1):

@@ -2,7 +2,9 @@
 frees them with a ResourceWarning (as asyncio does for an unclosed transport), against the real
 broker. These tests run their own loops (asyncio.run), so they are plain functions."""
 import asyncio
+import collections
 import gc
+import threading
 import uuid
 import warnings
 
@@ -101,3 +103,115 @@ def test_closed_clients_and_garbage_collected_ones(kafka_cluster, make_topic):
             "unclosed %s: freed because it was garbage collected" % text]
     with pytest.raises(RuntimeError, match="Producer has been closed"):
         handle.poll(0)
+
+
+def _drop_on_another_thread(holder):
+    """Drop the last reference (in ``holder``) on a thread of its own; collect there too."""
+    def drop():
+        holder.clear()
+        gc.collect()
+    t = threading.Thread(target=drop)
+    t.start()
+    t.join()
+    return t.ident
+
+
+def test_producer_dropped_on_another_thread_while_tasks_await_deliveries(kafka_cluster,
+                                                                          make_topic,
+                                                                          monkeypatch):
+    """The last reference to a producer goes on another thread while tasks await its
+    deliveries: every awaiter is woken exactly once, on the loop thread, with its delivered
+    message, and the producer is freed on the loop thread with the warning (today the loop's
+    wake-up reader holds it until the loop shuts down; a finaliser run on the other thread
+    would hand the freeing to the loop thread)."""
+    topic = make_topic(partitions=1)
+    n = 100
+    woken, done_calls, freed_on = [], collections.Counter(), []
+    kept = {}
+
+    async def main():
+        loop_thread = threading.get_ident()
+        # the messages wait out the linger: the reference goes while every task still awaits
+        holder = [AIOProducer(kafka_cluster.client_config(**{"linger.ms": 3000}))]
+        release, target = AIOProducer._release, id(holder[0])
+
+        def release_recorded(producer):     # also re-entered, as a no-op, while it frees
+            freed = release(producer)
+            if id(producer) == target:
+                freed_on.append((threading.get_ident(), freed))
+            return freed
+
+        monkeypatch.setattr(AIOProducer, "_release", release_recorded)
+        futs = [await holder[0].produce(topic, value=b"m%d" % i, partition=0) for i in range(n)]
+        started = asyncio.Event()
+        waiting = 0
+
+        async def waiter(i, fut):
+            nonlocal waiting
+            waiting += 1
+            if waiting == n:
+                started.set()
+            msg = await fut
+            woken.append((i, threading.get_ident(), msg.value(), msg.offset()))
+
+        for i, fut in enumerate(futs):
+            fut.add_done_callback(lambda _f, i=i: done_calls.update([(i, threading.get_ident())]))
+        tasks = [asyncio.create_task(waiter(i, f)) for i, f in enumerate(futs)]
+        await started.wait()
+        kept["pending_at_drop"] = sum(not f.done() for f in futs)
+        kept["dropper"] = _drop_on_another_thread(holder)
+        await asyncio.gather(*tasks)
+        return loop_thread
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        loop_thread = asyncio.run(main())
+        got = _resource_warnings(record)
+
+    assert kept["pending_at_drop"] == n
+    assert kept["dropper"] != loop_thread
+    assert sorted(woken) == [(i, loop_thread, b"m%d" % i, i) for i in range(n)]
+    assert done_calls == collections.Counter({(i, loop_thread): 1 for i in range(n)})
+    assert {t for t, _ in freed_on} == {loop_thread}
+    assert [t for t, done in freed_on if done] == [loop_thread]
+    assert len(got) == 1 and got[0].startswith("unclosed <confluent_binding.aio")
+
+
+def test_consumer_dropped_on_another_thread_is_freed_on_the_loop_thread(kafka_cluster,
+                                                                        make_topic,
+                                                                        monkeypatch):
+    """A consumer whose last reference goes on another thread while its loop runs is freed by
+    the loop thread (its wake-up reader and waiters belong to the loop), with the warning."""
+    topic = make_topic(partitions=1)
+    freed_on = []
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        freed = asyncio.Event()
+        holder = [AIOConsumer(kafka_cluster.client_config(**{
+            "group.id": "aio-" + uuid.uuid4().hex, "auto.offset.reset": "earliest"}))]
+        await holder[0].subscribe([topic])
+        release, target = AIOConsumer._release, id(holder[0])
+
+        def release_recorded(consumer):     # also re-entered, as a no-op, while it frees
+            done = release(consumer)
+            if id(consumer) == target:
+                freed_on.append((threading.get_ident(), done))
+                loop.call_soon_threadsafe(freed.set)
+            return done
+
+        monkeypatch.setattr(AIOConsumer, "_release", release_recorded)
+        dropper = _drop_on_another_thread(holder)
+        await asyncio.wait_for(freed.wait(), 60)
+        return threading.get_ident(), dropper
+
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        loop_thread, dropper = asyncio.run(main())
+        got = _resource_warnings(record)
+
+    assert dropper != loop_thread
+    assert {t for t, _ in freed_on} == {loop_thread}
+    assert [t for t, done in freed_on if done] == [loop_thread]
+    assert len(got) == 1 and got[0].startswith("unclosed <confluent_binding.aio")
+    assert got[0].endswith("freed because it was garbage collected")
