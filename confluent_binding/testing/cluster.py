@@ -676,6 +676,9 @@ class KafkaCluster(_TopicAdmin):
             "transaction.state.log.min.isr": "1",
             "transaction.state.log.num.partitions": "1",
             "group.initial.rebalance.delay.ms": "0",
+            # Tests write records with fixed timestamps years in the past; time-based retention
+            # would delete them at its first check (30 s after start) or any later one.
+            "log.retention.ms": "-1",
             # After a SIGKILL the new incarnation cannot register until the old
             # one's session expires (default 9 s); keep that short for fault tests.
             "broker.heartbeat.interval.ms": "1000",

@@ -234,7 +234,8 @@ def test_incremental_alter_configs_set_delete_append_subtract(admin, kafka_clust
                  ConfigEntry("retention.ms", None, incremental_operation=op.DELETE)) is None
     d = described("compact")
     assert d["cleanup.policy"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value
-    assert d["retention.ms"].source == ConfigSource.DEFAULT_CONFIG.value
+    # back to the broker's setting (the test broker keeps records forever)
+    assert d["retention.ms"].source == ConfigSource.STATIC_BROKER_CONFIG.value
     alter(ConfigEntry("cleanup.policy", "delete", incremental_operation=op.APPEND))
     described("compact,delete")
     alter(ConfigEntry("cleanup.policy", "compact", incremental_operation=op.SUBTRACT))
