@@ -8,12 +8,14 @@ binding's poll, on the loop thread, and no thread of ours exists. Timeouts are l
 """
 
 import asyncio
+import concurrent.futures
 import inspect
 import os
+import threading
 import warnings
 import weakref
 
-from ..error import KafkaException
+from ..error import KafkaError, KafkaException
 
 __all__ = []
 
@@ -161,6 +163,21 @@ async def _watch(client_ref):
             client._abandon("its event loop shut down")
 
 
+_waiters = None
+_waiters_lock = threading.Lock()
+
+
+def _waiter_threads():
+    """Threads of their own for the few calls that only wait on librdkafka and serve nothing
+    (metadata, the cluster id): the loop must not wait, and the loop's default executor may be
+    busy (a serde asking for the cluster id may hold all of its workers)."""
+    global _waiters
+    with _waiters_lock:
+        if _waiters is None:
+            _waiters = concurrent.futures.ThreadPoolExecutor(4, "kafka-metadata")
+        return _waiters
+
+
 class HandleCalls:
     """What both asyncio clients offer over their client (``self._client()``), and the end of
     a client left open (``_release()``: free it at once, True if it was open)."""
@@ -187,12 +204,21 @@ class HandleCalls:
         self._abandon("it was garbage collected")
 
     async def list_topics(self, topic=None, timeout=-1):
+        """Waited for off the loop (a metadata request takes a round trip, or the timeout)."""
         self._check_open()
-        return self._client().list_topics(topic, timeout)
+        return await self._loop.run_in_executor(_waiter_threads(), self._client().list_topics,
+                                                topic, timeout)
 
     async def cluster_id(self, timeout=-1):
+        """At once when librdkafka knows it; else waited for off the loop."""
         self._check_open()
-        return self._client().cluster_id(timeout)
+        client = self._client()
+        try:
+            return client.cluster_id(0)
+        except KafkaException as e:
+            if e.args[0].code() != KafkaError._TIMED_OUT:
+                raise
+        return await self._loop.run_in_executor(_waiter_threads(), client.cluster_id, timeout)
 
     async def set_sasl_credentials(self, username, password):
         self._check_open()

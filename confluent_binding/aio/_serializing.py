@@ -1,11 +1,8 @@
 """AsyncSerializingProducer and AsyncDeserializingConsumer: the asyncio clients with key and
 value serdes, as confluent-kafka's (created with ``await``, like its)."""
 
-import concurrent.futures
-import threading
 from typing import Generic, TypeVar
 
-from .._core import KafkaError
 from .._serdes import (
     AsyncSharedClusterIdResolver,
     async_build_serdes,
@@ -16,7 +13,6 @@ from .._serdes import (
 )
 from ..error import (
     ConsumeError,
-    KafkaException,
     KeyDeserializationError,
     KeySerializationError,
     ValueDeserializationError,
@@ -31,19 +27,6 @@ __all__ = ["AsyncSerializingProducer", "AsyncDeserializingConsumer"]
 # the key and value types (``AsyncDeserializingConsumer[str, User]``), as confluent-kafka's
 K = TypeVar("K")
 V = TypeVar("V")
-
-_waiters = None
-_waiters_lock = threading.Lock()
-
-
-def _cluster_id_waiters():
-    """Threads of their own for waiting on a cluster id: the serde asking for it may be holding
-    one of the loop's default executor workers (all of them, with enough subjects at once)."""
-    global _waiters
-    with _waiters_lock:
-        if _waiters is None:
-            _waiters = concurrent.futures.ThreadPoolExecutor(4, "cluster-id")
-        return _waiters
 
 
 class _AwaitedInit:
@@ -67,7 +50,7 @@ class _AwaitedInit:
         try:
             init_client(client_conf)
             propagate_async_cluster_id_resolver(
-                AsyncSharedClusterIdResolver(self._cluster_id_off_loop), serdes)
+                AsyncSharedClusterIdResolver(self.cluster_id), serdes)
         except BaseException:
             owned, self._owned_serdes = self._owned_serdes, []
             try:
@@ -76,17 +59,6 @@ class _AwaitedInit:
                 pass
             raise
         return serdes
-
-    async def _cluster_id_off_loop(self, timeout=-1):
-        """The cluster id, at once when librdkafka knows it; else waited for off the loop."""
-        self._check_open()
-        client = self._client()
-        try:
-            return client.cluster_id(0)
-        except KafkaException as e:
-            if e.args[0].code() != KafkaError._TIMED_OUT:
-                raise
-        return await self._loop.run_in_executor(_cluster_id_waiters(), client.cluster_id, timeout)
 
     async def _close_serdes(self):
         owned, self._owned_serdes = self._owned_serdes, []

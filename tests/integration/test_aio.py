@@ -342,3 +342,34 @@ async def _storm(kafka_cluster, make_topic):
           % (len(wall), wall[int(len(wall) * 0.99)] * 1e3, wall[-1] * 1e3, len(steps),
              steps[int(len(steps) * 0.99)] * 1e3, steps[-1] * 1e3))
     assert steps[int(len(steps) * 0.99)] < 0.010
+
+
+@pytest.mark.parametrize("kind", ["producer", "consumer"])
+async def test_metadata_waits_do_not_block_the_loop(kind):
+    """list_topics() and cluster_id() wait for a broker that never answers without holding the
+    loop: a task ticking every 10 ms keeps ticking, and both end with librdkafka's timeout."""
+    from tests.support import unreachable
+    conf = unreachable()
+    client = AIOProducer(conf) if kind == "producer" else AIOConsumer(dict(conf, **{
+        "group.id": "g"}))
+    ticks = 0
+
+    async def ticker():
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    t = asyncio.ensure_future(ticker())
+    try:
+        with pytest.raises(kafka.KafkaException) as info:
+            await client.list_topics(timeout=1.0)
+        assert info.value.args[0].code() in (kafka.KafkaError._TRANSPORT,
+                                             kafka.KafkaError._TIMED_OUT)
+        with pytest.raises(kafka.KafkaException) as info:
+            await client.cluster_id(1.0)
+        assert info.value.args[0].code() == kafka.KafkaError._TIMED_OUT
+        assert ticks >= 50, ticks      # about 200 in the 2 s the two waits took
+    finally:
+        t.cancel()
+        await client.close()
