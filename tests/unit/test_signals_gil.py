@@ -107,12 +107,10 @@ def wait_asleep(proc, timeout=10.0):
         time.sleep(0.01)
 
 
-@pytest.mark.parametrize("mode", ["producer_flush", "producer_flush_timeout", "producer_poll",
-                                  "consumer_poll", "consumer_poll_none", "consumer_consume",
-                                  "consumer_iterate", "producer_produce_blocking",
-                                  "share_consumer_poll"])
-def test_ctrl_c_interrupts_blocking_call(mode):
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, mode, str(closed_port())],
+def interrupt_child(source, arg, timeout):
+    """Start ``source`` with ``arg`` and a closed port, wait until it prints "blocking" and
+    sleeps in the call, send SIGINT; return (process, its output, its errors, when sent)."""
+    proc = subprocess.Popen([sys.executable, "-c", source, arg, str(closed_port())],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=child_env())
     try:
@@ -121,11 +119,20 @@ def test_ctrl_c_interrupts_blocking_call(mode):
         wait_asleep(proc)
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=timeout)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    return proc, out, err, sent
+
+
+@pytest.mark.parametrize("mode", ["producer_flush", "producer_flush_timeout", "producer_poll",
+                                  "consumer_poll", "consumer_poll_none", "consumer_consume",
+                                  "consumer_iterate", "producer_produce_blocking",
+                                  "share_consumer_poll"])
+def test_ctrl_c_interrupts_blocking_call(mode):
+    proc, out, err, sent = interrupt_child(CHILD, mode, 20)
     assert "returned" not in out
     caught = [ln for ln in out.splitlines() if ln.startswith("caught ")]
     assert caught, (out, err)
@@ -178,20 +185,7 @@ def test_ctrl_c_interrupts_consumer_close(then):
     """close() waiting for an unreachable group coordinator leaves on Ctrl-C within 0.5 s;
     the consumer is then closed to other calls, and a second close() (or dropping it) waits
     for librdkafka's close to end and frees it."""
-    proc = subprocess.Popen([sys.executable, "-c", CLOSE_CHILD, then, str(closed_port())],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=child_env())
-    try:
-        line = proc.stdout.readline()
-        assert line == "blocking\n", (line, proc.stderr.read() if proc.poll() is not None else "")
-        wait_asleep(proc)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    proc, out, err, sent = interrupt_child(CLOSE_CHILD, then, 60)
     assert proc.returncode == 0, (out, err)
     lines = out.splitlines()
     assert "returned" not in lines
