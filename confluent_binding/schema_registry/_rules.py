@@ -16,11 +16,13 @@ This module is what :mod:`confluent_binding.schema_registry.serde` offers of the
 
 import abc
 import contextvars
+import copy
 import enum
 import io
 import logging
 
 from ..serialization import MessageField, SerializationError
+from ._rest import may_block
 from ._types import RuleKind, RuleMode, RulePhase
 from .wildcard_matcher import wildcard_match
 
@@ -517,6 +519,11 @@ class _RuleRunner:
             rules.reverse()  # undone in the reverse order they were done
         if original_message is None:
             original_message = message
+        if rule_mode == RuleMode.WRITE and not may_block():
+            # an asyncio serializer's try on its loop, which a later rule may end (WouldBlock)
+            # for its run in a worker thread: transforms work on a copy, so that run starts
+            # from the caller's record as given, not from one already transformed
+            message = copy.deepcopy(message)
         is_key = ser_ctx is not None and ser_ctx.field == MessageField.KEY
         original_key = original_message if is_key else get_original_key()
         original_value = None if is_key else original_message

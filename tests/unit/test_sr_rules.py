@@ -45,7 +45,11 @@ from confluent_binding.schema_registry.mock_schema_registry_client import (  # n
 from confluent_binding.schema_registry.rules.cel import cel_executor, cel_field_executor  # noqa: E402
 from confluent_binding.schema_registry.rules.dlq import dlq_action  # noqa: E402
 from confluent_binding.schema_registry.rules.jsonata import jsonata_executor  # noqa: E402
-from confluent_binding.serialization import MessageField, SerializationContext  # noqa: E402
+from confluent_binding.serialization import (  # noqa: E402
+    MessageField,
+    SerializationContext,
+    SerializationError,
+)
 
 AVRO_V1 = json.dumps({"type": "record", "name": "User", "namespace": "example", "fields": [
     {"name": "name", "type": "string", "confluent:tags": ["PII"]},
@@ -347,6 +351,85 @@ def test_dlq_action_sends_key_value_and_rule_headers():
                        (serde.DLQ_RULE_SUBJECT_HEADER, b"t-value"),
                        (serde.DLQ_RULE_TOPIC_HEADER, b"t"),
                        (serde.DLQ_RULE_EXCEPTION_HEADER, b"Rule expr failed: message.age >= 0")]
+
+
+def test_async_serializer_sends_to_the_dlq_once_and_off_the_loop():
+    """An asyncio serializer runs its blocking serde on the loop while only cached answers are
+    needed; the DLQ action produces (and with ``dlq.auto.flush`` flushes), so it runs the
+    record again in a worker thread: one dead letter, sent off the loop thread, and the
+    caller gets the rule's error as the blocking serializer gives it."""
+    import asyncio
+    import threading
+
+    from confluent_binding.schema_registry.avro import AsyncAvroSerializer
+
+    class ThreadRecordingProducer(RecordingProducer):
+        def produce(self, topic, key=None, value=None, headers=None, on_delivery=None):
+            super().produce(topic, key, value, headers, on_delivery)
+            self.threads.append(threading.get_ident())
+
+    side = Side(True)
+    producer = ThreadRecordingProducer()
+    producer.threads = []
+    action = side.dlq({"dlq.topic": "dead", "producer": producer, "dlq.auto.flush": True})
+    client = side.mock({"url": "mock://"})
+    client.register_schema("t-value", side.schema(AVRO_V1, domain=[
+        ("age_ok", "CONDITION", "WRITE", "CEL", "message.age >= 0", None, None, "DLQ")]))
+
+    async def main():
+        ser = await AsyncAvroSerializer(client, None, conf={"auto.register.schemas": False,
+                                                            "use.latest.version": True},
+                                        rule_registry=side.registry(action))
+        good = await ser(dict(GOOD), side.ctx("t", side.field.VALUE))
+        with pytest.raises(SerializationError, match="Rule failed: age_ok"):
+            await ser(dict(BAD), side.ctx("t", side.field.VALUE))
+        return good, threading.get_ident()
+
+    good, loop_thread = asyncio.run(main())
+    assert good[0] == 0  # framed: the good record went through
+    [(topic, _, value, _)] = producer.sent
+    assert topic == "dead" and json.loads(value) == BAD
+    assert producer.threads[0] != loop_thread
+
+
+def test_async_serializer_transforms_once_when_a_later_rule_needs_a_request():
+    """A rule that needs the network (as an ENCRYPT rule fetching its key) after a CEL_FIELD
+    transform: the try on the loop stops there and the record runs again in a worker thread;
+    the bytes carry the field transformed once, as the blocking serializer writes it."""
+    import asyncio
+
+    from confluent_binding.schema_registry._rest import WouldBlock, may_block
+    from confluent_binding.schema_registry.avro import AsyncAvroSerializer
+
+    class NeedsRequest(serde.RuleExecutor):
+        def type(self):
+            return "NEEDS_REQUEST"
+
+        def transform(self, ctx, message):
+            if not may_block():
+                raise WouldBlock()
+            return message
+
+    side = Side(True)
+    client = side.mock({"url": "mock://"})
+    client.register_schema("t-value", side.schema(AVRO_V1, domain=[
+        ("suffix", "TRANSFORM", "WRITE", "CEL_FIELD", "name == 'name' ; value + '-x'",
+         ["PII"]),
+        ("fetch", "TRANSFORM", "WRITE", "NEEDS_REQUEST", None)]))
+    registry = side.registry()
+    registry.register_executor(NeedsRequest())
+    conf = {"auto.register.schemas": False, "use.latest.version": True}
+    blocking = side.avro.AvroSerializer(client, None, conf=conf, rule_registry=registry)
+    expected = blocking(dict(GOOD), side.ctx("t", side.field.VALUE))
+
+    async def main():
+        ser = await AsyncAvroSerializer(client, None, conf=conf, rule_registry=registry)
+        return await ser(dict(GOOD), side.ctx("t", side.field.VALUE))
+
+    written = asyncio.run(main())
+    assert written == expected
+    de = side.avro.AvroDeserializer(client)
+    assert de(written, side.ctx("t", side.field.VALUE))["name"] == "ann-x"
 
 
 def test_a_record_replayed_from_the_dlq_skips_its_rule():

@@ -21,6 +21,7 @@ import threading
 import uuid
 
 from ....serialization import SerializationError
+from ..._rest import WouldBlock, may_block
 from ..._types import Rule, RuleKind
 from ...rule_registry import RuleRegistry
 from ...serde import (
@@ -136,6 +137,10 @@ class DlqAction(RuleAction):
         topic = self._topic or ctx.get_parameter(self.DLQ_TOPIC)
         if not topic:
             raise SerializationError("Could not send to DLQ as no topic is configured")
+        if not may_block():
+            # an asyncio serde on its loop: sending (and flushing) is for the worker thread
+            # that runs the record again, so the dead letter is sent once and off the loop
+            raise WouldBlock()
         try:
             producer = self._get_producer()
             producer.produce(topic, key=self._to_bytes(ctx, ctx.original_key),
