@@ -51,7 +51,7 @@ class KafkaError:
 
     def str(self):
         """A human-readable description: the reason if one was given, else librdkafka's text."""
-        if self._reason:
+        if self._reason is not None:
             return self._reason
         return _cstr(rd_kafka_err2str(<rd_kafka_resp_err_t>self._code))
 

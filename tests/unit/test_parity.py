@@ -229,6 +229,16 @@ def test_kafka_error_flags_in_repr(kwargs):
     same(scenario)
 
 
+@pytest.mark.parametrize("reason", ["", None, "r"])
+def test_kafka_error_reason_as_given(reason):
+    """An empty reason stays empty (only a missing one means librdkafka's text)."""
+    def scenario(m):
+        e = m.KafkaError(m.KafkaError.OFFSET_OUT_OF_RANGE, reason, True)
+        back = pickle.loads(pickle.dumps(e))
+        return e.str(), repr(e), str(m.KafkaException(e)), back.str(), repr(back)
+    same(scenario)
+
+
 def test_kafka_error_keywords():
     same(lambda m: repr(m.KafkaError(error=1, reason="r", fatal=True, retriable=False,
                                      txn_requires_abort=False)))

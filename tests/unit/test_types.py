@@ -48,8 +48,9 @@ def test_kafka_error_flags_positional():
     assert (e.fatal(), e.retriable(), e.txn_requires_abort()) == (True, False, True)
 
 
-def test_kafka_error_empty_reason_falls_back_to_librdkafka_text():
-    assert KafkaError(KafkaError._TRANSPORT, "").str() == "Local: Broker transport failure"
+def test_kafka_error_without_reason_has_librdkafka_text():
+    assert KafkaError(KafkaError._TRANSPORT).str() == "Local: Broker transport failure"
+    assert KafkaError(KafkaError._TRANSPORT, None).str() == "Local: Broker transport failure"
 
 
 def test_kafka_error_unknown_code():
