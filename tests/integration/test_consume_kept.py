@@ -166,11 +166,16 @@ def test_ctrl_c_during_the_wait_loses_nothing(kafka_cluster, make_topic, call):
         os.kill(os.getpid(), signal.SIGINT)
 
     t = threading.Thread(target=interrupt)
-    t.start()
-    started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        _read(c, call, 1000, 60)
-    t.join()
+    # Ctrl-C's handler, also in a suite started in the background (which ignores SIGINT)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        t.start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            _read(c, call, 1000, 60)
+        t.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert waiting.is_set() and time.monotonic() - started < 30
     assert c._kept() == 9
     rest = _read(c, call, 1000, 0)

@@ -110,9 +110,12 @@ def wait_asleep(proc, timeout=10.0):
 def interrupt_child(source, arg, timeout):
     """Start ``source`` with ``arg`` and a closed port, wait until it prints "blocking" and
     sleeps in the call, send SIGINT; return (process, its output, its errors, when sent)."""
+    # SIGINT as a terminal gives it: a suite started in the background (``make test &``) has
+    # it ignored, which its children inherit, and Python then never raises KeyboardInterrupt
     proc = subprocess.Popen([sys.executable, "-c", source, arg, str(closed_port())],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=child_env())
+                            env=child_env(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         line = proc.stdout.readline()
         assert line == "blocking\n", (line, proc.stderr.read() if proc.poll() is not None else "")
