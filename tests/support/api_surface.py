@@ -68,6 +68,14 @@ MODULES = [
     "confluent_kafka.schema_registry.rules.cel.cel_field_executor",
     "confluent_kafka.schema_registry.rules.cel.cel_validator",
     "confluent_kafka.schema_registry.rules.cel.extra_func",
+    "confluent_kafka.schema_registry.rules.cel.cel_field_presence",
+    "confluent_kafka.schema_registry.rules.cel.constraints",
+    "confluent_kafka.schema_registry.rules.cel.decimal_funcs",
+    "confluent_kafka.schema_registry.rules.cel.protobuf_result_writer",
+    "confluent_kafka.schema_registry.rules.cel.string_format",
+    "confluent_kafka.schema_registry.rules.cel.timestamp_funcs",
+    "confluent_kafka.schema_registry.rules.cel.variant_funcs",
+    "confluent_kafka.schema_registry.rules.cel.variant_path",
     "confluent_kafka.schema_registry.rules.jsonata.jsonata_executor",
     "confluent_kafka.schema_registry.rules.dlq.dlq_action",
 ]
@@ -83,28 +91,15 @@ PACKAGES = [
 
 ENCRYPTION = ("field-level encryption (ENCRYPT rules, their KMS drivers and the DEK registry "
               "client): not implemented")
-CEL_LIBRARY = ("the rest of confluent-kafka's own CEL library (its field-presence runner, "
-               "format(), decimal, timestamp and variant functions, protobuf constraints): not "
-               "implemented (rules get cel-python's standard functions and the isEmail()-style "
-               "checks of extra_func)")
 
 #: confluent-kafka's modules that have no counterpart here, and why.
 NOT_MIRRORED_MODULES = {
     "confluent_kafka.schema_registry.rules.encryption": ENCRYPTION,
-    **{"confluent_kafka.schema_registry.rules.cel." + m: CEL_LIBRARY for m in (
-        "cel_field_presence", "constraints", "decimal_funcs",
-        "protobuf_result_writer", "string_format", "timestamp_funcs", "variant_funcs",
-        "variant_path")},
 }
 
 
 #: Public names of the modules above that confluent_binding does not have, and why.
-GAPS = {
-    "confluent_kafka.schema_registry.rules.cel.cel_executor": dict.fromkeys(
-        ["InterpretedRunner"], CEL_LIBRARY),
-    "confluent_kafka.schema_registry.rules.cel.cel_validator": dict.fromkeys(
-        ["InterpretedRunner", "decimal_boundary_value"], CEL_LIBRARY),
-}
+GAPS = {}
 
 
 def _common_gaps():

@@ -859,3 +859,92 @@ def test_protobuf_read_rules_see_the_registered_schemas_tags():
         return read.s, read.n
 
     assert both(scenario) == ("abc?", 2)
+
+
+AVRO_PAYMENT = json.dumps({"type": "record", "name": "Payment", "fields": [
+    {"name": "label", "type": "string", "confluent:tags": ["TEXT"]},
+    {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 10,
+                                "scale": 2}},
+    {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}}]})
+
+
+def test_cel_library_in_avro_rules():
+    """decimal(), decimals.*, timestamp(), format() and string() in the rules of an Avro
+    serde, over a decimal and a timestamp field, on both libraries."""
+    import datetime
+    from decimal import Decimal
+
+    at = datetime.datetime(2024, 5, 6, 7, 8, 9, 123000, tzinfo=datetime.timezone.utc)
+    good = {"label": "fee", "amount": Decimal("12.34"), "at": at}
+    bad = {"label": "refund", "amount": Decimal("-1.00"), "at": at}
+    old = {"label": "fee", "amount": Decimal("1.00"),
+           "at": datetime.datetime(2001, 1, 1, tzinfo=datetime.timezone.utc)}
+    conf = {"auto.register.schemas": False, "use.latest.version": True}
+    out = both(lambda s: avro_round(s, [s.schema(AVRO_PAYMENT, domain=[
+        ("positive", "CONDITION", "WRITE", "CEL",
+         "decimals.gt(message.amount, decimal('0')) && message.at > timestamp(1600000000)"),
+        ("double", "TRANSFORM", "WRITE", "CEL",
+         "{'label': message.label, 'at': message.at,"
+         " 'amount': decimals.round(decimals.mul(message.amount, decimal('1.5')), 2)}"),
+        ("describe", "TRANSFORM", "READ", "CEL_FIELD",
+         "name == 'label' ; '%s %s at %s'.format([value, string(message.amount),"
+         " string(message.at)])", ["TEXT"])])], [good, bad, old], ser_conf=conf))
+    assert out[1] == ("ok", {"label": "fee 18.51 at 2024-05-06T07:08:09.123Z",
+                             "amount": Decimal("18.51"), "at": at})
+    assert out[2][:4] == ("error", "SerializationError", "", "RuleConditionError")
+    assert out[3][:4] == ("error", "SerializationError", "", "RuleConditionError")
+
+
+def test_cel_library_in_protobuf_rules():
+    """has() with Protobuf's presence, format(), and a CEL transform written back into the
+    message, through the Protobuf serdes of both libraries."""
+    import base64
+
+    from confluent_kafka.schema_registry import protobuf as ck_pb
+
+    from confluent_binding.schema_registry import protobuf
+
+    from tests.support.protobuf_messages import build_messages
+
+    _, order, _ = build_messages()
+
+    def file_schema(side, descriptor, refs=(), rule_set=None):
+        text = base64.standard_b64encode(descriptor.file.serialized_pb).decode()
+        return side.sr.Schema(text, "PROTOBUF", list(refs), None, rule_set)
+
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        address = order.DESCRIPTOR.fields_by_name["ship_to"].message_type
+        client.register_schema("common/address.proto", file_schema(side, address))
+        ref = side.sr.SchemaReference("common/address.proto", "common/address.proto", 1)
+        rules = side.schema("", domain=[
+            ("shipped", "CONDITION", "WRITE", "CEL", "has(message.ship_to) && has(message.id)"),
+            ("stamp", "TRANSFORM", "WRITE", "CEL",
+             "{'id': message.id * 10, 'ship_to': message.ship_to,"
+             " 'note': '%s/%d/%s'.format([message.note, message.id, message.ship_to.city])}"),
+        ]).rule_set
+        client.register_schema("t-value", file_schema(side, order.DESCRIPTOR, [ref], rules))
+        registry = side.registry()
+        module = protobuf if side.ours else ck_pb
+        ser = module.ProtobufSerializer(order, client, {"auto.register.schemas": False,
+                                                        "use.latest.version": True},
+                                        rule_registry=registry)
+        de = module.ProtobufDeserializer(order, {}, schema_registry_client=client,
+                                         rule_registry=registry)
+        out = []
+        for record in (order(id=7, note="hi", ship_to={"city": "Oslo"}),
+                       order(id=7, note="hi", ship_to={}), order(id=7, note="hi"),
+                       order(id=0, note="hi", ship_to={"city": "Oslo"})):
+            ctx = side.ctx("t", side.field.VALUE, [])
+            written = outcome(lambda: ser(record, ctx))
+            if written[0] == "ok":
+                read = de(written[1], side.ctx("t", side.field.VALUE, []))
+                written = ("ok", written[1], read.id, read.note, read.ship_to.city)
+            out.append(written)
+        return out
+
+    out = both(scenario)
+    assert out[0][2:] == (70, "hi/7/Oslo", "Oslo")
+    assert out[1][2:] == (70, "hi/7/", "")
+    for refused in out[2:]:
+        assert refused[:4] == ("error", "SerializationError", "", "RuleConditionError")

@@ -2,9 +2,12 @@
 
 A CONDITION's expression is true for a good record; a TRANSFORM's result is the new record. An
 expression ``guard; expr`` runs ``expr`` only where ``guard`` holds (else a condition passes and
-a transform leaves the record alone). Avro and JSON records are dicts here; a Protobuf message
-is seen as its fields (names as in the .proto), and a transform's result is parsed back into
-the message's class.
+a transform leaves the record alone). Avro and JSON records are maps here; a Protobuf message
+is a map of its fields with Protobuf's presence in ``has()`` (:mod:`.constraints`), and a
+transform's result is written back into the message's class (:mod:`.protobuf_result_writer`).
+Expressions run on :class:`~.cel_field_presence.InterpretedRunner` with the functions of
+:mod:`.extra_func` (``format()``, decimals, timestamps, variants, string checks), each compiled
+once and kept.
 """
 
 import datetime
@@ -18,11 +21,14 @@ from celpy import celtypes
 from ..._types import RuleKind, Schema
 from ...rule_registry import RuleRegistry
 from ...serde import FieldContext, RuleContext, RuleExecutor
+from . import protobuf_result_writer
+from .cel_field_presence import InterpretedRunner
+from .constraints import _msg_to_cel, _scalar_field_value_to_cel
 from .extra_func import EXTRA_FUNCS
 
-__all__ = ["CelExecutor", "DAYS_SHIFT", "EXTRA_FUNCS", "FieldContext", "RuleContext",
-           "RuleExecutor", "RuleKind", "RuleRegistry", "Schema", "field_value_to_cel", "log",
-           "msg_to_cel", "to_cel", "from_cel"]
+__all__ = ["CelExecutor", "DAYS_SHIFT", "EXTRA_FUNCS", "FieldContext", "InterpretedRunner",
+           "RuleContext", "RuleExecutor", "RuleKind", "RuleRegistry", "Schema",
+           "field_value_to_cel", "log", "msg_to_cel", "to_cel", "from_cel"]
 
 log = logging.getLogger("confluent_binding.schema_registry")
 
@@ -31,13 +37,13 @@ DAYS_SHIFT = datetime.date(1970, 1, 1).toordinal()
 
 
 def to_cel(value):
-    """A Python value (a record, a field) as CEL values."""
+    """A Python value (a record, a field) as CEL values (decimals stay decimals)."""
     if _is_protobuf(value):
-        return to_cel(_protobuf_to_dict(value))
+        return _msg_to_cel(value)
     if isinstance(value, dict):
         out = celtypes.MapType()
         for key, item in value.items():
-            out[to_cel(key)] = to_cel(item)
+            out[key] = to_cel(item)
         return out
     if isinstance(value, (list, tuple)):
         return celtypes.ListType(to_cel(item) for item in value)
@@ -68,7 +74,9 @@ def msg_to_cel(msg):
 
 
 def field_value_to_cel(field_ctx, field_value):
-    """A field's value as a CEL value."""
+    """A field's value as a CEL value (a Protobuf field's through its descriptor)."""
+    if field_ctx.field_descriptor is not None:
+        return _scalar_field_value_to_cel(field_value, field_ctx.field_descriptor)
     return to_cel(field_value)
 
 
@@ -97,45 +105,11 @@ def _is_protobuf(value):
     return hasattr(value, "DESCRIPTOR") and hasattr(value, "SerializeToString")
 
 
-def _protobuf_to_dict(message):
-    """A message's fields by name, every field present (proto3 defaults included, as CEL sees
-    a message); an unset message field is left out, so ``has()`` tells it apart."""
-    out = {}
-    for fd in message.DESCRIPTOR.fields:
-        value = getattr(message, fd.name)
-        if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
-            value_fd = fd.message_type.fields_by_name["value"]
-            if value_fd.message_type is not None:
-                out[fd.name] = {k: _protobuf_to_dict(v) for k, v in value.items()}
-            else:
-                out[fd.name] = dict(value)
-        elif _is_repeated(fd):
-            out[fd.name] = [_protobuf_to_dict(v) if fd.message_type is not None else v
-                            for v in value]
-        elif fd.message_type is not None:
-            if message.HasField(fd.name):
-                out[fd.name] = _protobuf_to_dict(value)
-        else:
-            out[fd.name] = value
-    return out
-
-
-def _is_repeated(fd):
-    repeated = getattr(fd, "is_repeated", None)
-    return repeated if repeated is not None else fd.label == fd.LABEL_REPEATED
-
-
-def _protobuf_from(result, message):
-    from google.protobuf.json_format import ParseDict
-
-    return ParseDict(from_cel(result), type(message)())
-
-
 class CelExecutor(RuleExecutor):
     """Runs ``CEL`` rules over the whole record."""
 
     def __init__(self):
-        self._env = celpy.Environment()
+        self._env = celpy.Environment(runner_class=InterpretedRunner)
         self._programs = {}
         self._lock = threading.Lock()
 
@@ -159,7 +133,7 @@ class CelExecutor(RuleExecutor):
         if ctx.rule.kind == RuleKind.CONDITION:
             return result
         if _is_protobuf(msg):
-            return _protobuf_from(result, msg)
+            return protobuf_result_writer.convert(result, msg)
         return from_cel(result)
 
     def execute_rule(self, ctx, expr, args):

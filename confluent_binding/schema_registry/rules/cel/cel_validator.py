@@ -3,7 +3,9 @@
 A rule's expression sees the value it is declared on as ``this`` (a record, or a field's value)
 and the current time as ``now``; it returns a bool (False: failed) or a string (non-empty:
 failed, the string says why). A rule that cannot be compiled or evaluated is a
-:class:`RuleError`, which the caller records as a violation.
+:class:`RuleError`, which the caller records as a violation. A ``confluent.type.Decimal`` value
+is bound as a decimal (:func:`~.decimal_funcs.decimal_boundary_value`), a Protobuf field's
+value through its descriptor, a message with Protobuf's presence.
 """
 
 import datetime
@@ -11,17 +13,33 @@ import threading
 
 import celpy
 from celpy import celtypes
+from google.protobuf import descriptor
 
 from ...serde import RuleError, ValidationRule, ValidationRuleExecutor
 from .cel_executor import to_cel
+from .cel_field_presence import InterpretedRunner
+from .constraints import _field_value_to_cel
+from .decimal_funcs import decimal_boundary_value
 from .extra_func import EXTRA_FUNCS
 
-__all__ = ["CelValidator", "EXTRA_FUNCS", "RuleError", "ValidationRule", "ValidationRuleExecutor"]
+__all__ = ["CelValidator", "EXTRA_FUNCS", "InterpretedRunner", "RuleError", "ValidationRule",
+           "ValidationRuleExecutor", "decimal_boundary_value"]
+
+
+def _bound(schema, value):
+    """The value a validation rule sees as ``this``; ``schema`` is a Protobuf field's
+    descriptor for a Protobuf field's value, else the format's schema (unused)."""
+    number = decimal_boundary_value(value)
+    if number is not None:
+        return number
+    if isinstance(schema, descriptor.FieldDescriptor) and not hasattr(value, "DESCRIPTOR"):
+        return _field_value_to_cel(value, schema)
+    return to_cel(value)
 
 
 class CelValidator(ValidationRuleExecutor):
     def __init__(self):
-        self._env = celpy.Environment()
+        self._env = celpy.Environment(runner_class=InterpretedRunner)
         self._programs = {}
         self._lock = threading.Lock()
 
@@ -33,7 +51,7 @@ class CelValidator(ValidationRuleExecutor):
         if not rule.expr:
             raise RuleError("Validation rule '{}' has no expression".format(name))
         try:
-            this = to_cel(message)
+            this = _bound(schema, message)
         except Exception as e:
             raise RuleError("Could not convert value for validation rule '{}'".format(name)) from e
         try:

@@ -1,7 +1,9 @@
-"""CEL functions beyond the standard library that data-contract rules use (protovalidate's
-string checks): ``isEmail()``, ``isHostname()``, ``isIpv4()``, ``isIpv6()``, ``isUri()``,
-``isUriRef()``, ``isUuid()``; each takes a string (``isIpv4``/``isIpv6`` also bytes), as a
-function or a method (``this.isEmail()``)."""
+"""CEL functions beyond cel-python's standard library that data-contract rules use:
+``format()`` (:mod:`.string_format`), protovalidate's string checks ``isEmail()``,
+``isHostname()``, ``isIpv4()``, ``isIpv6()``, ``isUri()``, ``isUriRef()``, ``isUuid()`` (each
+takes a string, ``isIpv4``/``isIpv6`` also bytes, as a function or a method:
+``this.isEmail()``), and the decimal, timestamp and variant functions
+(:mod:`.decimal_funcs`, :mod:`.timestamp_funcs`, :mod:`.variant_funcs`)."""
 
 import ipaddress
 import uuid
@@ -10,6 +12,8 @@ from urllib.parse import urlparse
 
 import celpy
 from celpy import celtypes
+
+from . import string_format
 
 __all__ = ["EXTRA_FUNCS", "is_email", "is_hostname", "is_ipv4", "is_ipv6", "is_uri",
            "is_uri_ref", "is_uuid", "make_extra_funcs", "validate_email",
@@ -133,9 +137,15 @@ def is_uuid(value):
 
 
 def make_extra_funcs(locale="en_US"):
-    """The functions by their CEL names (``locale`` is accepted for confluent's signature)."""
-    return {"isEmail": is_email, "isHostname": is_hostname, "isIpv4": is_ipv4,
-            "isIpv6": is_ipv6, "isUri": is_uri, "isUriRef": is_uri_ref, "isUuid": is_uuid}
+    """The functions by their CEL names, ``format()`` for ``locale``."""
+    from .decimal_funcs import DECIMAL_FUNCS, DECIMAL_OPERATOR_FUNCS
+    from .timestamp_funcs import TIMESTAMP_FUNCS
+    from .variant_funcs import VARIANT_FUNCS
+
+    return {"format": string_format.StringFormat(locale).format, "isEmail": is_email,
+            "isHostname": is_hostname, "isIpv4": is_ipv4, "isIpv6": is_ipv6, "isUri": is_uri,
+            "isUriRef": is_uri_ref, "isUuid": is_uuid, **DECIMAL_FUNCS,
+            **DECIMAL_OPERATOR_FUNCS, **TIMESTAMP_FUNCS, **VARIANT_FUNCS}
 
 
 EXTRA_FUNCS = make_extra_funcs()
