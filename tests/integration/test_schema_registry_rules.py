@@ -383,3 +383,55 @@ def test_read_rule_sends_the_consumed_bytes_to_the_dead_letter_topic(kafka_clust
     assert headers == [("__rule.name", b"age_ok"), ("__rule.mode", b"READ"),
                        ("__rule.subject", b"<subject>"), ("__rule.topic", b"<topic>"),
                        ("__rule.exception", b"Rule expr failed: message.age >= 0")]
+
+
+PAYMENT = json.dumps({"type": "record", "name": "Payment", "namespace": "example", "fields": [
+    {"name": "label", "type": "string", "confluent:tags": ["TEXT"]},
+    {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 10,
+                                "scale": 2}},
+    {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}}]})
+
+
+def test_cel_library_functions_pass_and_fail_a_produce(kafka_cluster, schema_registry,
+                                                       make_topic):
+    """A WRITE condition with decimals.*, timestamp() and format() refuses what it should and
+    passes the rest; a WRITE CEL_FIELD transform writes format()/string() of a decimal and a
+    timestamp onto the record; the same on confluent-kafka's serdes and on ours."""
+    import datetime
+    from decimal import Decimal
+
+    conf = kafka_cluster.client_config()
+    at = datetime.datetime(2024, 5, 6, 7, 8, 9, 250000, tzinfo=datetime.timezone.utc)
+    records = [{"label": "fee", "amount": Decimal("12.34"), "at": at},
+               {"label": "refund", "amount": Decimal("-1.00"), "at": at},
+               {"label": "old", "amount": Decimal("5.00"),
+                "at": datetime.datetime(2019, 1, 1, tzinfo=datetime.timezone.utc)},
+               {"label": "max", "amount": Decimal("99999.99"), "at": at}]
+    check = ("decimals.gt(message.amount, decimal('0')) && "
+             "decimals.lt(message.amount, decimal('99999.99')) && "
+             "message.at >= timestamp(1577836800000, 3) && "
+             "'%s/%d'.format([message.label, 1]).size() > 2")
+
+    def scenario(side):
+        topic = make_topic()
+        client = side.client(schema_registry.url)
+        client.register_with_rules(topic + "-value", side.sr.Schema(
+            PAYMENT, "AVRO", [], None, side.rule_set([
+                ("amount_ok", "CONDITION", "WRITE", "CEL", check),
+                ("describe", "TRANSFORM", "WRITE", "CEL_FIELD",
+                 "'%s: %s at %s'.format([value, string(decimals.round(message.amount, 1)),"
+                 " string(message.at)])", ["TEXT"])])))
+        ser = side.avro.AvroSerializer(client, None, conf={"auto.register.schemas": False,
+                                                           "use.latest.version": True},
+                                       rule_registry=side.registry())
+        outcomes = produce(side, conf, topic, records, ser)
+        got = consume(side, conf, topic, 1, side.avro.AvroDeserializer(
+            client, rule_registry=side.registry()))
+        return outcomes, [(k, v) for k, v, _ in got]
+
+    outcomes, got = both(scenario)
+    refused = ("ValueSerializationError", "_VALUE_SERIALIZATION", "SerializationError", "",
+               "RuleConditionError", "Rule expr failed: " + check)
+    assert outcomes == [None, refused, refused, refused]
+    assert got == [("k0", {"label": "fee: 12.3 at 2024-05-06T07:08:09.250Z",
+                           "amount": Decimal("12.34"), "at": at})]

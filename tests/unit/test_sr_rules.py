@@ -510,8 +510,9 @@ def test_json_schema_migration():
     assert both(scenario) == ("ok", {"full_name": "ann", "age": 3})
 
 
-def test_protobuf_rules():
-    pytest.importorskip("google.protobuf")
+def protobuf_round(side, domain, records):
+    """``records`` (shop.Order messages of tests/support/protobuf_messages.py) through both
+    Protobuf serdes with ``domain`` rules: what each write gives, and the record read back."""
     import base64
 
     from confluent_kafka.schema_registry import protobuf as ck_pb
@@ -522,36 +523,43 @@ def test_protobuf_rules():
 
     _, order, _ = build_messages()
 
-    def file_schema(side, descriptor, refs=(), rule_set=None):
+    def file_schema(descriptor, refs=(), rule_set=None):
         text = base64.standard_b64encode(descriptor.file.serialized_pb).decode()
         return side.sr.Schema(text, "PROTOBUF", list(refs), None, rule_set)
 
+    client = side.mock({"url": "mock://"})
+    address = order.DESCRIPTOR.fields_by_name["ship_to"].message_type
+    client.register_schema("common/address.proto", file_schema(address))
+    ref = side.sr.SchemaReference("common/address.proto", "common/address.proto", 1)
+    rules = side.schema("", domain=domain).rule_set
+    client.register_schema("t-value", file_schema(order.DESCRIPTOR, [ref], rules))
+    registry = side.registry()
+    module = protobuf if side.ours else ck_pb
+    ser = module.ProtobufSerializer(order, client, {"auto.register.schemas": False,
+                                                    "use.latest.version": True},
+                                    rule_registry=registry)
+    de = module.ProtobufDeserializer(order, {}, schema_registry_client=client,
+                                     rule_registry=registry)
+    out = []
+    for fields in records:
+        record = order(**fields)
+        written = outcome(lambda: ser(record, side.ctx("t", side.field.VALUE, [])))
+        if written[0] == "ok":
+            read = de(written[1], side.ctx("t", side.field.VALUE, []))
+            written = ("ok", written[1], read.id, read.note, read.ship_to.city)
+        out.append(written)
+    return out
+
+
+def test_protobuf_rules():
+    pytest.importorskip("google.protobuf")
+
     def scenario(side):
-        client = side.mock({"url": "mock://"})
-        address = order.DESCRIPTOR.fields_by_name["ship_to"].message_type
-        client.register_schema("common/address.proto", file_schema(side, address))
-        ref = side.sr.SchemaReference("common/address.proto", "common/address.proto", 1)
-        rules = side.schema("", domain=[
+        return protobuf_round(side, [
             ("id_ok", "CONDITION", "WRITE", "CEL", "message.id > 0"),
             ("note", "TRANSFORM", "WRITE", "CEL_FIELD", "name == 'note' ; value + '!'"),
-            ("city", "TRANSFORM", "READ", "CEL_FIELD", "name == 'city' ; value + '?'")]).rule_set
-        client.register_schema("t-value", file_schema(side, order.DESCRIPTOR, [ref], rules))
-        registry = side.registry()
-        module = protobuf if side.ours else ck_pb
-        ser = module.ProtobufSerializer(order, client, {"auto.register.schemas": False,
-                                                        "use.latest.version": True},
-                                        rule_registry=registry)
-        de = module.ProtobufDeserializer(order, {}, schema_registry_client=client,
-                                         rule_registry=registry)
-        out = []
-        for record in (order(id=7, note="hi", ship_to={"city": "Oslo"}), order(id=0, note="x")):
-            ctx = side.ctx("t", side.field.VALUE, [])
-            written = outcome(lambda: ser(record, ctx))
-            if written[0] == "ok":
-                read = de(written[1], side.ctx("t", side.field.VALUE, []))
-                written = ("ok", written[1], read.id, read.note, read.ship_to.city)
-            out.append(written)
-        return out
+            ("city", "TRANSFORM", "READ", "CEL_FIELD", "name == 'city' ; value + '?'")],
+            [dict(id=7, note="hi", ship_to={"city": "Oslo"}), dict(id=0, note="x")])
 
     out = both(scenario)
     assert out[0][2:] == (7, "hi!", "Oslo?")
@@ -898,50 +906,16 @@ def test_cel_library_in_avro_rules():
 def test_cel_library_in_protobuf_rules():
     """has() with Protobuf's presence, format(), and a CEL transform written back into the
     message, through the Protobuf serdes of both libraries."""
-    import base64
-
-    from confluent_kafka.schema_registry import protobuf as ck_pb
-
-    from confluent_binding.schema_registry import protobuf
-
-    from tests.support.protobuf_messages import build_messages
-
-    _, order, _ = build_messages()
-
-    def file_schema(side, descriptor, refs=(), rule_set=None):
-        text = base64.standard_b64encode(descriptor.file.serialized_pb).decode()
-        return side.sr.Schema(text, "PROTOBUF", list(refs), None, rule_set)
+    pytest.importorskip("google.protobuf")
 
     def scenario(side):
-        client = side.mock({"url": "mock://"})
-        address = order.DESCRIPTOR.fields_by_name["ship_to"].message_type
-        client.register_schema("common/address.proto", file_schema(side, address))
-        ref = side.sr.SchemaReference("common/address.proto", "common/address.proto", 1)
-        rules = side.schema("", domain=[
+        return protobuf_round(side, [
             ("shipped", "CONDITION", "WRITE", "CEL", "has(message.ship_to) && has(message.id)"),
             ("stamp", "TRANSFORM", "WRITE", "CEL",
              "{'id': message.id * 10, 'ship_to': message.ship_to,"
-             " 'note': '%s/%d/%s'.format([message.note, message.id, message.ship_to.city])}"),
-        ]).rule_set
-        client.register_schema("t-value", file_schema(side, order.DESCRIPTOR, [ref], rules))
-        registry = side.registry()
-        module = protobuf if side.ours else ck_pb
-        ser = module.ProtobufSerializer(order, client, {"auto.register.schemas": False,
-                                                        "use.latest.version": True},
-                                        rule_registry=registry)
-        de = module.ProtobufDeserializer(order, {}, schema_registry_client=client,
-                                         rule_registry=registry)
-        out = []
-        for record in (order(id=7, note="hi", ship_to={"city": "Oslo"}),
-                       order(id=7, note="hi", ship_to={}), order(id=7, note="hi"),
-                       order(id=0, note="hi", ship_to={"city": "Oslo"})):
-            ctx = side.ctx("t", side.field.VALUE, [])
-            written = outcome(lambda: ser(record, ctx))
-            if written[0] == "ok":
-                read = de(written[1], side.ctx("t", side.field.VALUE, []))
-                written = ("ok", written[1], read.id, read.note, read.ship_to.city)
-            out.append(written)
-        return out
+             " 'note': '%s/%d/%s'.format([message.note, message.id, message.ship_to.city])}")],
+            [dict(id=7, note="hi", ship_to={"city": "Oslo"}), dict(id=7, note="hi", ship_to={}),
+             dict(id=7, note="hi"), dict(id=0, note="hi", ship_to={"city": "Oslo"})])
 
     out = both(scenario)
     assert out[0][2:] == (70, "hi/7/Oslo", "Oslo")

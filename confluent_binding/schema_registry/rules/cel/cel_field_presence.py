@@ -26,27 +26,28 @@ def in_has():
     return getattr(_presence, "depth", 0) > 0
 
 
+def _identifier(token):
+    return token.value if isinstance(token, lark.Token) and token.type == "IDENT" else None
+
+
 def _dotted_name(tree):
     """``a.b.c`` when ``tree`` is nothing but identifiers joined by dots, else None."""
     parts = []
     while isinstance(tree, lark.Tree):
         if tree.data in ("member", "primary") and len(tree.children) == 1:
             tree = tree.children[0]
+            continue
+        if tree.data == "ident" and len(tree.children) == 1:
+            tree, last = None, tree.children[0]
         elif tree.data == "member_dot" and len(tree.children) == 2:
-            token = tree.children[1]
-            if not isinstance(token, lark.Token) or token.type != "IDENT":
-                return None
-            parts.append(token.value)
-            tree = tree.children[0]
-        elif tree.data == "ident" and len(tree.children) == 1:
-            token = tree.children[0]
-            if not isinstance(token, lark.Token) or token.type != "IDENT":
-                return None
-            parts.append(token.value)
-            return ".".join(reversed(parts))
+            tree, last = tree.children
         else:
             return None
-    return None
+        name = _identifier(last)
+        if name is None:
+            return None
+        parts.append(name)
+    return ".".join(reversed(parts)) if parts and tree is None else None
 
 
 class _Evaluator(celpy.Evaluator):
