@@ -42,6 +42,7 @@ from confluent_binding.schema_registry import avro, json_schema, rule_registry  
 from confluent_binding.schema_registry.rules.cel import cel_executor, cel_field_executor  # noqa: E402
 from confluent_binding.schema_registry.rules.dlq import dlq_action  # noqa: E402
 from confluent_binding.schema_registry.rules.jsonata import jsonata_executor  # noqa: E402
+from tests.support.rules_overlay import overlay_class  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
@@ -87,56 +88,6 @@ class Side:
 
         return self.sr.RuleSet([rule(*r) for r in migration], [rule(*r) for r in domain])
 
-
-_OVERLAYS = {}
-
-
-def overlay_class(base):
-    """``base`` (a SchemaRegistryClient class) with registered rule sets put back (see the
-    module's docstring)."""
-    if base in _OVERLAYS:
-        return _OVERLAYS[base]
-
-    class RulesOverlay(base):
-        def __init__(self, conf):
-            super().__init__(conf)
-            self.by_id = {}
-            self.by_version = {}
-
-        def register_with_rules(self, subject, schema):
-            registered = self.register_schema_full_response(subject, schema)
-            version = self.lookup_schema(subject, schema).version
-            self.by_id[registered.schema_id] = schema
-            self.by_version[(subject, version)] = schema
-            return registered.schema_id, version
-
-        def _with_rules(self, schema, kept):
-            if kept is None:
-                return schema
-            return type(schema)(schema.schema_str, schema.schema_type, schema.references,
-                                kept.metadata, kept.rule_set)
-
-        def _registered(self, registered):
-            kept = self.by_version.get((registered.subject, registered.version))
-            return type(registered)(subject=registered.subject, version=registered.version,
-                                    schema_id=registered.schema_id, guid=registered.guid,
-                                    schema=self._with_rules(registered.schema, kept))
-
-        def get_schema(self, schema_id, *args, **kwargs):
-            schema = super().get_schema(schema_id, *args, **kwargs)
-            return self._with_rules(schema, self.by_id.get(schema_id))
-
-        def get_latest_version(self, *args, **kwargs):
-            return self._registered(super().get_latest_version(*args, **kwargs))
-
-        def get_version(self, *args, **kwargs):
-            return self._registered(super().get_version(*args, **kwargs))
-
-        def lookup_schema(self, *args, **kwargs):
-            return self._registered(super().lookup_schema(*args, **kwargs))
-
-    _OVERLAYS[base] = RulesOverlay
-    return RulesOverlay
 
 
 def produce(side, conf, topic, records, value_serializer):

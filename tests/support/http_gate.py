@@ -14,13 +14,19 @@ import ssl
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Callable, List, NamedTuple, Optional, Tuple
 
 
 class Recorded(NamedTuple):
     method: str
     path: str
     headers: dict
+    body: Optional[bytes] = None
+
+
+#: ``(method, path, body) -> (status, JSON body) or None``: answers a request in the gate
+#: itself (None: forward it)
+LocalHandler = Callable[[str, str, Optional[bytes]], Optional[Tuple[int, bytes]]]
 
 
 class HttpGate:
@@ -31,6 +37,7 @@ class HttpGate:
         upstream_url: str,
         basic_auth: Optional[Tuple[str, str]] = None,
         ssl_context: Optional[ssl.SSLContext] = None,
+        local: Optional[LocalHandler] = None,
     ):
         up = urllib.parse.urlsplit(upstream_url)
         self._up_host, self._up_port, self._up_path = up.hostname, up.port, up.path.rstrip("/")
@@ -51,24 +58,30 @@ class HttpGate:
             def log_message(self, *args):  # keep test output clean
                 pass
 
+            def _send(self, status, payload, content_type="application/json"):
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
             def _handle(self):
-                with gate._lock:
-                    gate.requests.append(
-                        Recorded(self.command, self.path, dict(self.headers.items()))
-                    )
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
+                with gate._lock:
+                    gate.requests.append(
+                        Recorded(self.command, self.path, dict(self.headers.items()), body)
+                    )
                 release = gate.release
                 if release is not None:
                     gate.arrived.set()
                     release.wait(60)
                 if expected is not None and self.headers.get("Authorization") != expected:
-                    payload = b'{"error_code":401,"message":"Unauthorized"}'
-                    self.send_response(401)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
-                    self.end_headers()
-                    self.wfile.write(payload)
+                    self._send(401, b'{"error_code":401,"message":"Unauthorized"}')
+                    return
+                answer = None if local is None else local(self.command, self.path, body)
+                if answer is not None:
+                    self._send(*answer)
                     return
                 headers = {
                     k: v

@@ -1,0 +1,1 @@
+"""The AWS KMS driver (``aws-kms://``; needs boto3)."""

@@ -1,0 +1,389 @@
+"""A client of the DEK Registry: the Schema Registry's store of key-encryption keys (KEKs, held
+in a KMS and only named here) and the data-encryption keys (DEKs) they wrap.
+
+Paths, JSON fields and caching are confluent-kafka's: ``/dek-registry/v1/keks`` and
+``/dek-registry/v1/keks/{kek}/deks/{subject}[/versions/{version}]``; KEKs and DEKs are cached by
+their id once fetched or registered (version ``-1`` asks for the latest DEK and is cached too,
+until a DEK of that subject is registered). Requests go through the Schema Registry client's
+HTTP transport, with the same configuration keys.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+import urllib.parse
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Dict, List, Optional
+
+from ...._rest import RestClient, urlencode
+
+__all__ = [
+    "CreateDekRequest",
+    "CreateKekRequest",
+    "Dek",
+    "DekAlgorithm",
+    "DekId",
+    "DekRegistryClient",
+    "Kek",
+    "KekId",
+    "KekKmsProps",
+]
+
+_KEKS = "dek-registry/v1/keks"
+
+
+def _kek_segment(name: str) -> str:
+    """A KEK's name in a DEK's path (confluent-kafka leaves ``/`` unescaped there)."""
+    return urllib.parse.quote(name)
+
+
+def _put(d: Dict[str, Any], key: str, value: Any) -> None:
+    if value is not None:
+        d[key] = value
+
+
+@dataclass
+class KekKmsProps:
+    """A KEK's KMS properties (credentials and such), by name."""
+
+    properties: Dict[str, str] = field(init=False, default_factory=dict)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return dict(self.properties)
+
+    @classmethod
+    def from_dict(cls, src_dict: Dict[str, Any]) -> "KekKmsProps":
+        props = cls()
+        props.properties = dict(src_dict)
+        return props
+
+
+def _props(value: Optional[Dict[str, Any]]) -> Optional[KekKmsProps]:
+    return None if value is None else KekKmsProps.from_dict(value)
+
+
+@dataclass
+class Kek:
+    """A key-encryption key: ``kms_key_id`` names it in the KMS of ``kms_type``; a ``shared``
+    KEK lets the registry itself create and unwrap its DEKs."""
+
+    name: Optional[str]
+    kms_type: Optional[str]
+    kms_key_id: Optional[str]
+    kms_props: Optional[KekKmsProps]
+    doc: Optional[str]
+    shared: Optional[bool]
+    ts: Optional[int] = None
+    deleted: Optional[bool] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {}
+        _put(d, "name", self.name)
+        _put(d, "kmsType", self.kms_type)
+        _put(d, "kmsKeyId", self.kms_key_id)
+        _put(d, "kmsProps", None if self.kms_props is None else self.kms_props.to_dict())
+        _put(d, "doc", self.doc)
+        _put(d, "shared", self.shared)
+        _put(d, "ts", self.ts)
+        _put(d, "deleted", self.deleted)
+        return d
+
+    @classmethod
+    def from_dict(cls, src_dict: Dict[str, Any]) -> "Kek":
+        d = src_dict
+        return cls(name=d.get("name"), kms_type=d.get("kmsType"), kms_key_id=d.get("kmsKeyId"),
+                   kms_props=_props(d.get("kmsProps")), doc=d.get("doc"), shared=d.get("shared"),
+                   ts=d.get("ts"), deleted=d.get("deleted"))
+
+
+@dataclass
+class CreateKekRequest:
+    name: Optional[str]
+    kms_type: Optional[str]
+    kms_key_id: Optional[str]
+    kms_props: Optional[KekKmsProps]
+    doc: Optional[str]
+    shared: Optional[bool]
+
+    def to_dict(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {}
+        _put(d, "name", self.name)
+        _put(d, "kmsType", self.kms_type)
+        _put(d, "kmsKeyId", self.kms_key_id)
+        _put(d, "kmsProps", None if self.kms_props is None else self.kms_props.to_dict())
+        _put(d, "doc", self.doc)
+        _put(d, "shared", self.shared)
+        return d
+
+    @classmethod
+    def from_dict(cls, src_dict: Dict[str, Any]) -> "CreateKekRequest":
+        d = src_dict
+        return cls(name=d.get("name"), kms_type=d.get("kmsType"), kms_key_id=d.get("kmsKeyId"),
+                   kms_props=_props(d.get("kmsProps")), doc=d.get("doc"), shared=d.get("shared"))
+
+
+class DekAlgorithm(str, Enum):
+    """The cipher of a DEK: AES-GCM (random nonce) or AES-SIV (deterministic)."""
+
+    AES128_GCM = "AES128_GCM"
+    AES256_GCM = "AES256_GCM"
+    AES256_SIV = "AES256_SIV"
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+def _algorithm(value: Any) -> Optional[DekAlgorithm]:
+    return None if value is None else DekAlgorithm(value)
+
+
+@dataclass
+class Dek:
+    """A data-encryption key of ``subject``: its key material wrapped by the KEK
+    (``encrypted_key_material``, base64) and, once unwrapped here or by a shared KEK's
+    registry, in the clear (``key_material``, base64)."""
+
+    kek_name: Optional[str]
+    subject: Optional[str]
+    version: Optional[int]
+    algorithm: Optional[DekAlgorithm]
+    encrypted_key_material: Optional[str]
+    encrypted_key_material_bytes: Optional[bytes] = field(init=False, default=None,
+                                                          compare=False, repr=False)
+    key_material: Optional[str] = None
+    key_material_bytes: Optional[bytes] = field(init=False, default=None, compare=False,
+                                                repr=False)
+    ts: Optional[int] = None
+    deleted: Optional[bool] = None
+    _lock: Any = field(init=False, default_factory=threading.Lock, compare=False, repr=False)
+
+    def get_encrypted_key_material_bytes(self) -> Optional[bytes]:
+        if self.encrypted_key_material is None:
+            return None
+        with self._lock:
+            if self.encrypted_key_material_bytes is None:
+                self.encrypted_key_material_bytes = base64.b64decode(self.encrypted_key_material)
+            return self.encrypted_key_material_bytes
+
+    def get_key_material_bytes(self) -> Optional[bytes]:
+        with self._lock:
+            if self.key_material is None:
+                return None
+            if self.key_material_bytes is None:
+                self.key_material_bytes = base64.b64decode(self.key_material)
+            return self.key_material_bytes
+
+    def set_key_material(self, key_material_bytes: Optional[bytes]) -> None:
+        with self._lock:
+            self.key_material_bytes = None
+            self.key_material = (None if key_material_bytes is None
+                                 else base64.b64encode(key_material_bytes).decode("ascii"))
+
+    def to_dict(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {}
+        _put(d, "kekName", self.kek_name)
+        _put(d, "subject", self.subject)
+        _put(d, "version", self.version)
+        _put(d, "algorithm", None if self.algorithm is None else str(self.algorithm))
+        _put(d, "encryptedKeyMaterial", self.encrypted_key_material)
+        _put(d, "keyMaterial", self.key_material)
+        _put(d, "ts", self.ts)
+        _put(d, "deleted", self.deleted)
+        return d
+
+    @classmethod
+    def from_dict(cls, src_dict: Dict[str, Any]) -> "Dek":
+        d = src_dict
+        return cls(kek_name=d.get("kekName"), subject=d.get("subject"), version=d.get("version"),
+                   algorithm=_algorithm(d.get("algorithm")),
+                   encrypted_key_material=d.get("encryptedKeyMaterial"),
+                   key_material=d.get("keyMaterial"), ts=d.get("ts"), deleted=d.get("deleted"))
+
+
+@dataclass
+class CreateDekRequest:
+    subject: Optional[str]
+    version: Optional[int]
+    algorithm: Optional[DekAlgorithm]
+    encrypted_key_material: Optional[str]
+
+    def to_dict(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {}
+        _put(d, "subject", self.subject)
+        _put(d, "version", self.version)
+        _put(d, "algorithm", None if self.algorithm is None else str(self.algorithm))
+        _put(d, "encryptedKeyMaterial", self.encrypted_key_material)
+        return d
+
+    @classmethod
+    def from_dict(cls, src_dict: Dict[str, Any]) -> "CreateDekRequest":
+        d = src_dict
+        return cls(subject=d.get("subject"), version=d.get("version"),
+                   algorithm=_algorithm(d.get("algorithm")),
+                   encrypted_key_material=d.get("encryptedKeyMaterial"))
+
+
+@dataclass(frozen=True)
+class KekId:
+    name: str
+    deleted: bool
+    context: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class DekId:
+    kek_name: str
+    subject: str
+    version: int
+    algorithm: DekAlgorithm
+    deleted: bool
+
+
+class _Cache:
+    """Id -> KEK or DEK, shared by threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: Dict[Any, Any] = {}
+
+    def get(self, key: Any) -> Any:
+        with self._lock:
+            return self._entries.get(key)
+
+    def set(self, key: Any, value: Any) -> None:
+        with self._lock:
+            self._entries[key] = value
+
+    def remove(self, key: Any) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+
+    def keys(self) -> List[Any]:
+        with self._lock:
+            return list(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    # confluent-kafka's cache method names, for code that reaches into a client's caches
+    get_kek = get_dek = get
+    get_dek_ids = keys
+
+
+class DekRegistryClient:
+    """A client of the DEK Registry at the Schema Registry's ``url``.
+
+    Args:
+        conf (dict): the Schema Registry client's configuration (``url``, authentication, TLS,
+            retries, ...).
+    """
+
+    def __init__(self, conf: dict):
+        self._conf = conf
+        self._rest_client: Optional[RestClient] = RestClient(conf)
+        self._kek_cache = _Cache()
+        self._dek_cache = _Cache()
+
+    def __enter__(self) -> "DekRegistryClient":
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        if self._rest_client is not None:
+            self._rest_client.close()
+
+    def config(self) -> dict:
+        return self._conf
+
+    def register_kek(self, name: str, kms_type: str, kms_key_id: str, shared: bool = False,
+                     kms_props: Optional[Dict[str, str]] = None, doc: Optional[str] = None,
+                     context: Optional[str] = None) -> Kek:
+        """Register the KEK ``name`` (in ``context``, the default context if None); the
+        registry's answer, cached. Raises SchemaRegistryError (409 when it exists otherwise)."""
+        key = KekId(name=name, deleted=False, context=context)
+        kek = self._kek_cache.get(key)
+        if kek is not None:
+            return kek
+        request = CreateKekRequest(name=name, kms_type=kms_type, kms_key_id=kms_key_id,
+                                   kms_props=_props(kms_props), doc=doc, shared=shared)
+        query = None if context is None else {"context": context}
+        kek = Kek.from_dict(self._rest_client.post(_KEKS, request.to_dict(), query))
+        self._kek_cache.set(key, kek)
+        return kek
+
+    def get_kek(self, name: str, deleted: bool = False, context: Optional[str] = None) -> Kek:
+        """The KEK ``name`` (cached). Raises SchemaRegistryError (404 when there is none)."""
+        key = KekId(name=name, deleted=deleted, context=context)
+        kek = self._kek_cache.get(key)
+        if kek is not None:
+            return kek
+        query: Dict[str, Any] = {"deleted": deleted}
+        if context is not None:
+            query["context"] = context
+        kek = Kek.from_dict(self._rest_client.get("{}/{}".format(_KEKS, urlencode(name)), query))
+        self._kek_cache.set(key, kek)
+        return kek
+
+    def register_dek(self, kek_name: str, subject: str, encrypted_key_material: str,
+                     algorithm: DekAlgorithm = DekAlgorithm.AES256_GCM, version: int = 1) -> Dek:
+        """Register a DEK of ``subject`` under the KEK ``kek_name`` (``encrypted_key_material``
+        None: a shared KEK's registry makes the key); the registry's answer, cached."""
+        key = DekId(kek_name=kek_name, subject=subject, version=version, algorithm=algorithm,
+                    deleted=False)
+        dek = self._dek_cache.get(key)
+        if dek is not None:
+            return dek
+        if subject is None:
+            raise TypeError("Subject cannot be None")
+        request = CreateDekRequest(subject=subject, version=version, algorithm=algorithm,
+                                   encrypted_key_material=encrypted_key_material)
+        deks = "{}/{}/deks".format(_KEKS, _kek_segment(kek_name))
+        from ....error import SchemaRegistryError
+
+        try:
+            answer = self._rest_client.post("{}/{}".format(deks, urlencode(subject)),
+                                            request.to_dict())
+        except SchemaRegistryError as e:
+            if e.http_status_code != 405:
+                raise
+            # a registry that predates the subject in the path
+            answer = self._rest_client.post(deks, request.to_dict())
+        dek = Dek.from_dict(answer)
+        self._dek_cache.set(key, dek)
+        # the latest version may have changed (also when another client registered it)
+        for deleted in (False, True):
+            self._dek_cache.remove(DekId(kek_name=kek_name, subject=subject, version=-1,
+                                         algorithm=algorithm, deleted=deleted))
+        return dek
+
+    def get_dek(self, kek_name: str, subject: str,
+                algorithm: DekAlgorithm = DekAlgorithm.AES256_GCM, version: int = 1,
+                deleted: bool = False) -> Dek:
+        """The DEK ``version`` (-1: the latest) of ``subject`` under ``kek_name`` (cached).
+        Raises SchemaRegistryError (404 when there is none)."""
+        key = DekId(kek_name=kek_name, subject=subject, version=version, algorithm=algorithm,
+                    deleted=deleted)
+        dek = self._dek_cache.get(key)
+        if dek is not None:
+            return dek
+        path = "{}/{}/deks/{}/versions/{}".format(_KEKS, _kek_segment(kek_name), urlencode(subject),
+                                                  version)
+        dek = Dek.from_dict(self._rest_client.get(path, {"algorithm": str(algorithm),
+                                                         "deleted": deleted}))
+        self._dek_cache.set(key, dek)
+        return dek
+
+    @staticmethod
+    def new_client(conf: dict) -> "DekRegistryClient":
+        """A client for ``conf``: the in-memory MockDekRegistryClient for a ``mock://`` URL (or
+        no URL at all), else a DekRegistryClient."""
+        from .mock_dek_registry_client import MockDekRegistryClient
+
+        url = conf.get("url")
+        if url is None:
+            return MockDekRegistryClient({"url": "mock://"})
+        if url.startswith("mock://"):
+            return MockDekRegistryClient(conf)
+        return DekRegistryClient(conf)

@@ -1,0 +1,1 @@
+"""The Google Cloud KMS driver (``gcp-kms://``; needs google-cloud-kms)."""

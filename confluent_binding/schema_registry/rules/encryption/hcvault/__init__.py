@@ -1,0 +1,1 @@
+"""The HashiCorp Vault transit driver (``hcvault://``; needs hvac)."""

@@ -1,0 +1,42 @@
+"""A HashiCorp Vault client for Tink: wraps and unwraps with a transit engine key."""
+
+from typing import Optional, Tuple, Union
+from urllib.parse import urlparse
+
+from tink import KmsClient, TinkError, aead
+
+from .._sdk import require
+
+__all__ = ["HcVaultKmsClient", "VAULT_KEYURI_PREFIX"]
+
+VAULT_KEYURI_PREFIX = "hcvault://"
+
+
+class HcVaultKmsClient(KmsClient):
+    """Bound to ``key_uri``: ``hcvault://`` then the Vault URL and the key's path
+    (``https://vault:8200/transit/keys/my-key``). With ``role_id`` and ``secret_id`` it logs in
+    with AppRole; ``verify`` (True or a CA bundle path) and ``cert`` are for TLS."""
+
+    def __init__(self, key_uri: str, token: Optional[str], ns: Optional[str] = None,
+                 role_id: Optional[str] = None, secret_id: Optional[str] = None,
+                 verify: Union[bool, str] = True,
+                 cert: Optional[Union[str, Tuple[str, str]]] = None):
+        if not key_uri.startswith(VAULT_KEYURI_PREFIX):
+            raise TinkError("Invalid key_uri.")
+        self._key_uri = key_uri
+        hvac = require("hvac", "HashiCorp Vault", "encryption-hcvault")
+        parsed = urlparse(key_uri[len(VAULT_KEYURI_PREFIX):])
+        self._client = hvac.Client(url=parsed.scheme + "://" + parsed.netloc, token=token,
+                                   namespace=ns, verify=verify, cert=cert)
+        if role_id and secret_id:
+            self._client.auth.approle.login(role_id=role_id, secret_id=secret_id)
+
+    def does_support(self, key_uri: str) -> bool:
+        return key_uri == self._key_uri
+
+    def get_aead(self, key_uri: str) -> aead.Aead:
+        if self._key_uri != key_uri:
+            raise TinkError("This client is bound to %s and cannot use key %s"
+                            % (self._key_uri, key_uri))
+        hcvault = require("tink.integration.hcvault", "HashiCorp Vault", "encryption-hcvault")
+        return hcvault.new_aead(urlparse(key_uri[len(VAULT_KEYURI_PREFIX):]).path, self._client)

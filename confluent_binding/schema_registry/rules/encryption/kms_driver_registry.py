@@ -1,0 +1,50 @@
+"""KMS drivers by key URL: a driver makes the KMS client (a :class:`tink.KmsClient`) that wraps
+and unwraps DEKs with a KEK whose URL starts with its prefix (``local-kms://``,
+``aws-kms://``, ``azure-kms://``, ``gcp-kms://``, ``hcvault://``)."""
+
+import abc
+import threading
+from typing import List
+
+from ...serde import RuleError
+
+__all__ = ["KmsDriver", "RuleError", "get_kms_driver", "register_kms_driver",
+           "reset_kms_drivers"]
+
+
+class KmsDriver(metaclass=abc.ABCMeta):
+    @abc.abstractmethod
+    def get_key_url_prefix(self) -> str:
+        """The start of the key URLs this driver serves."""
+        raise NotImplementedError()
+
+    @abc.abstractmethod
+    def new_kms_client(self, conf: dict, key_url: str):
+        """A tink ``KmsClient`` for ``key_url``, configured by ``conf`` (the rule's parameters
+        and the KEK's KMS properties)."""
+        raise NotImplementedError()
+
+
+_drivers: List[KmsDriver] = []
+_drivers_lock = threading.Lock()
+
+
+def register_kms_driver(driver: KmsDriver) -> None:
+    """Add ``driver`` to the process-wide list (the first one serving a URL is used)."""
+    with _drivers_lock:
+        _drivers.append(driver)
+
+
+def get_kms_driver(key_url: str) -> KmsDriver:
+    """The first registered driver whose prefix ``key_url`` starts with; RuleError if none."""
+    with _drivers_lock:
+        for driver in _drivers:
+            if key_url.startswith(driver.get_key_url_prefix()):
+                return driver
+    raise RuleError("no KMS driver found for key URL: " + key_url)
+
+
+def reset_kms_drivers() -> None:
+    """Forget every registered driver (for tests)."""
+    with _drivers_lock:
+        _drivers.clear()

@@ -1,0 +1,32 @@
+"""The ``local-kms://`` driver: its KEK comes from the rule's ``secret`` parameter, else the
+``LOCAL_SECRET`` environment variable."""
+
+import os
+from typing import Any, Dict, Optional
+
+from tink import KmsClient, TinkError
+
+from ..kms_driver_registry import KmsDriver, register_kms_driver
+from .local_client import LocalKmsClient
+
+__all__ = ["KmsDriver", "LocalKmsClient", "LocalKmsDriver", "register_kms_driver"]
+
+_PREFIX = "local-kms://"
+_SECRET = "secret"
+
+
+class LocalKmsDriver(KmsDriver):
+    def get_key_url_prefix(self) -> str:
+        return _PREFIX
+
+    def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
+        secret = conf.get(_SECRET)
+        if secret is None:
+            secret = os.getenv("LOCAL_SECRET")
+        if secret is None:
+            raise TinkError("cannot load secret")
+        return LocalKmsClient(secret)
+
+    @classmethod
+    def register(cls) -> None:
+        register_kms_driver(cls())
