@@ -12,7 +12,9 @@ one registry do: what one writes, the other reads.
 
 import base64
 import json
+import re
 import time
+import urllib.parse
 import uuid
 
 import pytest
@@ -59,6 +61,7 @@ from tests.support.http_gate import HttpGate  # noqa: E402
 from tests.support.rules_overlay import overlay_class  # noqa: E402
 
 pytestmark = pytest.mark.integration
+pytest.importorskip("celpy")
 
 SECRET = "mysecret"
 ENCRYPT = {"encrypt.kek.name": "kek1", "encrypt.kms.type": "local-kms",
@@ -116,10 +119,10 @@ class Side:
     def client(self, url):
         return overlay_class(self.sr.SchemaRegistryClient)({"url": url})
 
-    def rule(self, name, rtype, tags=None, params=None, mode="WRITEREAD", on_failure=None):
+    def rule(self, name, rtype, tags=None, params=None, mode="WRITEREAD", expr=None):
         return self.sr.Rule(name, None, self.sr.RuleKind.TRANSFORM, self.sr.RuleMode(mode), rtype,
-                            tags, self.sr.RuleParams(params) if params else None, None, None,
-                            on_failure, False)
+                            tags, self.sr.RuleParams(params) if params else None, expr, None,
+                            None, False)
 
     def registry(self, executor):
         registry = self.rr.RuleRegistry()
@@ -159,8 +162,10 @@ OURS, THEIRS = Side(True), Side(False)
 
 @pytest.fixture
 def gate(schema_registry):
-    """The registry with a DEK Registry of its own (a fresh one per test)."""
-    with HttpGate(schema_registry.url, local=DekRegistry(_shared_dek)) as g:
+    """The registry with a DEK Registry of its own (a fresh one per test, ``gate.deks``)."""
+    deks = DekRegistry(_shared_dek)
+    with HttpGate(schema_registry.url, local=deks) as g:
+        g.deks = deks
         yield g
 
 
@@ -312,3 +317,273 @@ def test_tagged_fields_are_encrypted_and_read_back_by_both_clients(
             read = consume(side, conf, topic, 2, side.deserializer(
                 fmt, client, side.field_registry()))
             assert read == plain, (side, "reading what was written by", written_by)
+
+
+def stored_names(side, conf, gate, topic, count, fmt="avro"):
+    """The ``name`` field of the topic's records as stored, decoded from base64."""
+    plain = side.deserializer(fmt, side.sr.SchemaRegistryClient({"url": gate.url}))
+    return [field_bytes(v) for v in consume(side, conf, topic, count, plain)]
+
+
+def test_payload_encryption(kafka_cluster, gate, make_topic):
+    """ENCRYPT_PAYLOAD encrypts the whole encoded record after the schema id framing."""
+    conf = kafka_cluster.client_config()
+    rule = ("payload", "ENCRYPT_PAYLOAD", None, ENCRYPT)
+    topics = {}
+    for side in (OURS, THEIRS):
+        topic = topics[side] = make_topic()
+        client = side.client(gate.url)
+        register(side, client, "avro", topic + "-value", [], encoding=[side.rule(*rule)])
+        produce(side, conf, topic, records("avro"),
+                side.serializer("avro", client, side.payload_registry()))
+        avro_length = 1 + 3 + 1 + 6 + 1  # name, photo (each length-prefixed), age
+        for value in raw_values(conf, topic, 2):
+            assert value[0] == 0 and len(value) == 5 + 12 + avro_length + 16
+            assert b"ann" not in value and b"bob" not in value
+    for side in (OURS, THEIRS):
+        for written_by, topic in topics.items():
+            client = side.client(gate.url)
+            register(side, client, "avro", topic + "-value", [], encoding=[side.rule(*rule)])
+            read = consume(side, conf, topic, 2, side.deserializer(
+                "avro", client, side.payload_registry()))
+            assert read == [as_dict(r) for r in records("avro")], (side, written_by)
+
+
+class _LaterClock:
+    """A clock ``offset_ms`` ahead of the real one."""
+
+    offset_ms = 0
+
+    def now(self):
+        return int(round(time.time() * 1000)) + self.offset_ms
+
+
+def test_dek_rotation_and_key_versions(kafka_cluster, gate, make_topic):
+    """With encrypt.dek.expiry.days a DEK older than that is replaced by the next version on
+    write; each ciphertext names its DEK's version and is read with that version."""
+    conf = kafka_cluster.client_config()
+    params = dict(ENCRYPT, **{"encrypt.dek.expiry.days": "1"})
+    topics = {}
+    for side in (OURS, THEIRS):
+        gate.deks.clock_offset_ms = 0
+        topic = topics[side] = make_topic()
+        client = field_client(side, gate, "avro", topic, params)
+        clock = type("Clock", (_LaterClock, side.ee.Clock), {})()
+        ser = side.serializer("avro", client, side.field_registry(clock))
+        produce(side, conf, topic, [record("avro", "ann")], ser)
+        produce(side, conf, topic, [record("avro", "bob")], ser)  # DEK v1 still young
+        # two days later, on the client and in the registry
+        clock.offset_ms = gate.deks.clock_offset_ms = 2 * 24 * 3600 * 1000
+        produce(side, conf, topic, [record("avro", "cid")], ser)
+        produce(side, conf, topic, [record("avro", "dan")], ser)
+        versions = gate.deks.deks[("kek1", topic + "-value", "AES256_GCM")]
+        assert sorted(versions) == [1, 2]
+        names = stored_names(side, conf, gate, topic, 4)
+        # a zero byte, the DEK version (4 bytes, big-endian), then AES-GCM's nonce, the
+        # ciphertext and the tag
+        assert [n[:5] for n in names] == [b"\0\0\0\0\1"] * 2 + [b"\0\0\0\0\2"] * 2
+        assert [len(n) for n in names] == [5 + 12 + 3 + 16] * 4
+    for side in (OURS, THEIRS):
+        for written_by, topic in topics.items():
+            client = field_client(side, gate, "avro", topic, params)
+            read = consume(side, conf, topic, 4, side.deserializer("avro", client,
+                                                                   side.field_registry()))
+            assert [r["name"] for r in read] == ["ann", "bob", "cid", "dan"], (side, written_by)
+
+
+def test_deterministic_aes_siv(kafka_cluster, gate, make_topic):
+    """AES256_SIV: equal plaintexts give equal ciphertexts, whichever client wrote them (with
+    the subject's one DEK)."""
+    conf = kafka_cluster.client_config()
+    params = dict(ENCRYPT, **{"encrypt.dek.algorithm": "AES256_SIV"})
+    topic = make_topic()
+    for side in (OURS, THEIRS):
+        client = field_client(side, gate, "avro", topic, params)
+        produce(side, conf, topic, [record("avro", n) for n in ("ann", "ann", "bob")],
+                side.serializer("avro", client, side.field_registry()))
+    names = stored_names(OURS, conf, gate, topic, 6)
+    assert names[0] == names[1] == names[3] == names[4]
+    assert names[2] == names[5] != names[0]
+    assert len(names[0]) == 16 + 3  # SIV: a 16-byte synthetic IV, no nonce
+    assert list(gate.deks.deks) == [("kek1", topic + "-value", "AES256_SIV")]
+    for side in (OURS, THEIRS):
+        client = field_client(side, gate, "avro", topic, params)
+        read = consume(side, conf, topic, 6, side.deserializer("avro", client,
+                                                               side.field_registry()))
+        assert [r["name"] for r in read] == ["ann", "ann", "bob"] * 2
+
+
+def _without_thread_ids(value):
+    """BoringSSL's error strings start with the thread's id."""
+    return json.loads(re.sub(r"\b\d{6,}:error:", "<thread>:error:", json.dumps(value)))
+
+
+def test_wrong_secret_and_missing_driver(kafka_cluster, gate, make_topic):
+    """Reading with another local KMS secret, and writing with a KMS type no driver serves,
+    fail as with confluent-kafka: same exceptions, same messages."""
+    conf = kafka_cluster.client_config()
+    topic = make_topic()
+    client = field_client(OURS, gate, "avro", topic)
+    produce(OURS, conf, topic, [record("avro", "ann")],
+            OURS.serializer("avro", client, OURS.field_registry()))
+    outcomes = {}
+    for side in (OURS, THEIRS):
+        # confluent-kafka keeps the first KMS client made for a key URL for the whole process
+        # (in Tink's global list), whatever secret later rules name: start it afresh
+        tink._kms_clients.reset_kms_clients()
+        client = field_client(side, gate, "avro", topic)
+        wrong = consume(side, conf, topic, 1, side.deserializer(
+            "avro", client, side.field_registry(), secret="not-the-secret"))
+        missing_topic = make_topic()
+        nowhere = field_client(side, gate, "avro", missing_topic,
+                               dict(ENCRYPT, **{"encrypt.kek.name": "kek-nowhere",
+                                                "encrypt.kms.type": "nosuch-kms"}))
+        ser = side.serializer("avro", nowhere, side.field_registry())
+        producer = side.kafka.SerializingProducer(dict(conf, **{"value.serializer": ser}))
+        with pytest.raises(Exception) as raised:
+            producer.produce(missing_topic, value=record("avro", "ann"))
+        outcomes[side] = _without_thread_ids(wrong), failure(raised.value)
+    assert outcomes[OURS] == outcomes[THEIRS]
+    wrong, missing = outcomes[OURS]
+    [(kind, inner, text, [(rule_error, why), (tink_error, cipher_says)])] = wrong
+    assert (kind, inner, text) == ("ValueDeserializationError", "SerializationError", "")
+    assert (rule_error, why) == ("RuleError", "failed to decrypt with all KEKs for kek1")
+    assert tink_error == "TinkError" and cipher_says.startswith(
+        "INTERNAL: Authentication failed")
+    assert missing[:3] == ("ValueSerializationError", "SerializationError", "")
+    assert missing[3][:2] == [
+        ("RuleError", "failed to encrypt with all KEKs for kek-nowhere"),
+        ("RuleError", "no KMS driver found for key URL: nosuch-kms://mykey")]
+
+
+def test_shared_kek(kafka_cluster, gate, make_topic):
+    """With a shared KEK the registry makes the DEK: the client sends none and uses the key
+    material the registry returns."""
+    conf = kafka_cluster.client_config()
+    admin = dek_registry_client.DekRegistryClient({"url": gate.url})
+    admin.register_kek("shared1", "local-kms", "mykey", shared=True)
+    params = dict(ENCRYPT, **{"encrypt.kek.name": "shared1"})
+    topic = make_topic()
+    client = field_client(OURS, gate, "avro", topic, params)
+    start = gate.request_count()
+    produce(OURS, conf, topic, records("avro"),
+            OURS.serializer("avro", client, OURS.field_registry()))
+    posts = [json.loads(r.body) for r in gate.requests[start:]
+             if r.method == "POST" and "/deks/" in r.path]
+    assert posts == [{"subject": topic + "-value", "version": 1, "algorithm": "AES256_GCM"}]
+    for side in (OURS, THEIRS):
+        client = field_client(side, gate, "avro", topic, params)
+        read = consume(side, conf, topic, 2, side.deserializer("avro", client,
+                                                               side.field_registry()))
+        assert read == [as_dict(r) for r in records("avro")]
+
+
+def _dek_client_calls(module, url):
+    """The same calls on ``module``'s DekRegistryClient: each call's outcome."""
+    algorithm = module.DekAlgorithm.AES256_SIV
+    client = module.DekRegistryClient({"url": url})
+    calls = [
+        lambda: client.register_kek("k1", "local-kms", "key1", kms_props={"p": "v"}, doc="d"),
+        lambda: client.get_kek("k1"),  # cached
+        lambda: client.get_kek("k2"),
+        lambda: client.get_kek("k1", deleted=True, context=".ctx"),
+        lambda: client.register_kek("k1", "local-kms", "key1"),  # cached
+        lambda: client.register_kek("k3", "local-kms", "key3", context=".ctx"),
+        lambda: client.register_kek("k3", "local-kms", "key3"),  # exists: 409
+        lambda: client.register_dek("k1", "sub/ject", "ZW5j", algorithm),
+        lambda: client.get_dek("k1", "sub/ject", algorithm),  # cached
+        lambda: client.get_dek("k1", "sub/ject", algorithm, -1),
+        lambda: client.register_dek("k1", "sub/ject", "ZW5jMg==", algorithm, 2),
+        lambda: client.get_dek("k1", "sub/ject", algorithm, -1),  # latest forgotten
+        lambda: client.get_dek("k1", "sub/ject", version=3),
+    ]
+    outcomes = []
+    for call in calls:
+        try:
+            value = call().to_dict()
+            value.pop("ts", None)
+            outcomes.append(value)
+        except Exception as e:
+            outcomes.append((type(e).__name__, e.http_status_code, e.error_code, e.error_message))
+    return outcomes
+
+
+def _requests(gate, start):
+    return [(r.method, urllib.parse.urlsplit(r.path).path,
+             sorted(urllib.parse.parse_qsl(urllib.parse.urlsplit(r.path).query)),
+             json.loads(r.body) if r.body else None) for r in gate.requests[start:]]
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+def test_dek_registry_client_requests_as_confluent_kafka(schema_registry, legacy):
+    """Our DekRegistryClient sends what confluent-kafka's sends, request by request, and
+    gives the same answers (a registry without subjects in DEK paths answers 405 there)."""
+    seen = {}
+    for module in (dek_registry_client, ck_dek):
+        deks = DekRegistry(legacy=legacy)
+        with HttpGate(schema_registry.url, local=deks) as gate:
+            outcomes = _dek_client_calls(module, gate.url)
+            seen[module] = outcomes, _requests(gate, 0)
+    assert seen[dek_registry_client] == seen[ck_dek]
+    outcomes, requests = seen[dek_registry_client]
+    assert [r[:2] for r in requests][:3] == [
+        ("POST", requests[0][1]), ("GET", requests[0][1] + "/k2"),
+        ("GET", requests[0][1] + "/k1")]
+    assert requests[0][1].endswith("/dek-registry/v1/keks")
+    assert outcomes[2] == ("SchemaRegistryError", 404, 40470, "Key k2 not found")
+    assert outcomes[6][:3] == ("SchemaRegistryError", 409, 40972)
+    assert outcomes[11]["version"] == 2 and outcomes[12][1] == 404
+    posts = [r[1] for r in requests if r[0] == "POST" and "/deks" in r[1]]
+    assert posts[0].endswith("/keks/k1/deks/sub%2Fject")
+    if legacy:
+        assert posts[1].endswith("/keks/k1/deks")
+
+
+@pytest.mark.asyncio
+async def test_asyncio_serdes(kafka_cluster, gate, make_topic):
+    """The asyncio serdes encrypt and decrypt through the broker. A record whose DEK must be
+    made (here a rotated one) stops the serializer's try on the event loop halfway, after a
+    CEL_FIELD rule changed the record; the try off the loop starts from the record as given,
+    so that rule applies once."""
+    from confluent_binding.aio import AsyncDeserializingConsumer, AsyncSerializingProducer
+    from confluent_binding.schema_registry.rules.cel.cel_field_executor import CelFieldExecutor
+
+    topic = make_topic()
+    client = OURS.client(gate.url)
+    params = dict(ENCRYPT, **{"encrypt.dek.expiry.days": "1"})
+    register(OURS, client, "avro", topic + "-value", [
+        OURS.rule("mark", "CEL_FIELD", ["PII"], mode="WRITE",
+                  expr="name == 'name' ; value + '-w'"),
+        OURS.rule("enc", "ENCRYPT", ["PII"], params)])
+    clock = type("Clock", (_LaterClock, encrypt_executor.Clock), {})()
+    registry = OURS.field_registry(clock)
+    registry.register_executor(CelFieldExecutor())
+    conf = {"auto.register.schemas": False, "use.latest.version": True}
+    ser = await avro.AsyncAvroSerializer(client, None, conf=conf,
+                                         rule_conf={"secret": SECRET}, rule_registry=registry)
+    producer = await AsyncSerializingProducer(dict(kafka_cluster.client_config(), **{
+        "value.serializer": ser}))
+    delivered = [await (await producer.produce(topic, value=record("avro", "ann")))]
+    clock.offset_ms = gate.deks.clock_offset_ms = 2 * 24 * 3600 * 1000
+    posts = gate.request_count()
+    delivered.append(await (await producer.produce(topic, value=record("avro", "bob"))))
+    await producer.close()
+    # DEK version 2 made (then, for the next field, the latest version fetched again)
+    assert [r.method for r in gate.requests[posts:]] == ["POST", "GET"]
+    assert sorted(gate.deks.deks[("kek1", topic + "-value", "AES256_GCM")]) == [1, 2]
+
+    de = await avro.AsyncAvroDeserializer(client, rule_conf={"secret": SECRET},
+                                          rule_registry=OURS.field_registry())
+    consumer = await AsyncDeserializingConsumer(dict(kafka_cluster.client_config(), **{
+        "group.id": uuid.uuid4().hex, "auto.offset.reset": "earliest",
+        "value.deserializer": de}))
+    await consumer.subscribe([topic])
+    got = []
+    deadline = time.monotonic() + 60
+    while len(got) < 2 and time.monotonic() < deadline:
+        msg = await consumer.poll(1.0)
+        if msg is not None:
+            got.append(msg.value())
+    await consumer.close()
+    assert [g["name"] for g in got] == ["ann-w", "bob-w"]
+    assert [g["photo"] for g in got] == [b"annann", b"bobbob"]

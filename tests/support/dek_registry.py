@@ -28,7 +28,12 @@ def _ok(value: dict) -> Tuple[int, bytes]:
 
 
 class DekRegistry:
-    def __init__(self, make_shared_dek: Optional[Callable[[dict, str], Tuple[str, str]]] = None):
+    def __init__(self, make_shared_dek: Optional[Callable[[dict, str], Tuple[str, str]]] = None,
+                 legacy: bool = False):
+        #: answer as a registry from before subjects were in DEK paths (405 there)
+        self.legacy = legacy
+        #: added to the registry's clock (ms): the registration times it stamps
+        self.clock_offset_ms = 0
         self.keks: Dict[str, dict] = {}
         self.deks: Dict[Tuple[str, str, str], Dict[int, dict]] = {}
         self._make_shared_dek = make_shared_dek
@@ -48,6 +53,8 @@ class DekRegistry:
                 return self._register_kek(request)
             if method == "GET" and len(parts) == 1:
                 return self._get_kek(parts[0])
+            if method == "POST" and len(parts) == 3 and self.legacy:
+                return _error(405, 405, "HTTP 405 Method Not Allowed")
             if method == "POST" and len(parts) in (2, 3) and parts[1] == "deks":
                 return self._register_dek(parts[0], request)
             if method == "GET" and len(parts) == 5 and parts[1] == "deks" \
@@ -56,11 +63,14 @@ class DekRegistry:
                                      query.get("algorithm", "AES256_GCM"))
         return _error(404, 404, "HTTP 404 Not Found")
 
+    def _now(self) -> int:
+        return int(time.time() * 1000) + self.clock_offset_ms
+
     def _register_kek(self, request: dict):
         name = request["name"]
         if name in self.keks:
             return _error(409, 40972, "Key {} already exists".format(name))
-        kek = dict(request, ts=int(time.time() * 1000), deleted=False)
+        kek = dict(request, ts=self._now(), deleted=False)
         kek.setdefault("shared", False)
         self.keks[name] = kek
         return _ok(kek)
@@ -80,7 +90,7 @@ class DekRegistry:
         if version in versions:
             return _error(409, 40972, "Key {} already exists".format(request["subject"]))
         dek = {"kekName": kek_name, "subject": request["subject"], "version": version,
-               "algorithm": algorithm, "ts": int(time.time() * 1000), "deleted": False}
+               "algorithm": algorithm, "ts": self._now(), "deleted": False}
         if request.get("encryptedKeyMaterial"):
             dek["encryptedKeyMaterial"] = request["encryptedKeyMaterial"]
         elif kek.get("shared") and self._make_shared_dek is not None:

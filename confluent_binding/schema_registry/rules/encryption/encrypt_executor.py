@@ -22,7 +22,8 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 try:
-    from tink import KmsClient, TinkError, aead, cleartext_keyset_handle, daead
+    from tink import KmsClient, TinkError, aead, daead
+    from tink.core import Registry as _TinkRegistry
     from tink.proto import aes_gcm_pb2, aes_siv_pb2, tink_pb2
 except ImportError as e:  # pragma: no cover - depends on the installation
     raise ImportError("field-level encryption needs Google's Tink: pip install "
@@ -107,17 +108,16 @@ _FORMATS = {
 
 
 def _raw_primitive(type_url: str, serialized_key: bytes, primitive_class: Any) -> Any:
-    """The Tink primitive of one serialized key, with no output prefix (the ciphertext is the
-    cipher's alone)."""
-    keyset = tink_pb2.Keyset(primary_key_id=1, key=[tink_pb2.Keyset.Key(
-        key_data=tink_pb2.KeyData(type_url=type_url, value=serialized_key,
-                                  key_material_type=tink_pb2.KeyData.SYMMETRIC),
-        status=tink_pb2.ENABLED, key_id=1, output_prefix_type=tink_pb2.RAW)])
-    return cleartext_keyset_handle.from_keyset(keyset).primitive(primitive_class)
+    """The Tink primitive of one serialized key, unwrapped: the ciphertext is the cipher's
+    alone (no key-id prefix) and its failures are the cipher's own."""
+    key_data = tink_pb2.KeyData(type_url=type_url, value=serialized_key,
+                                key_material_type=tink_pb2.KeyData.SYMMETRIC)
+    return _TINK_REGISTRY.primitive(key_data, primitive_class)
 
 
 aead.register()
 daead.register()
+_TINK_REGISTRY = _TinkRegistry()
 
 
 class Cryptor:
