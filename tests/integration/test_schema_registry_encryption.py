@@ -56,6 +56,7 @@ from confluent_binding.schema_registry.rules.encryption.localkms import (  # noq
     local_client,
     local_driver,
 )
+
 from tests.support.dek_registry import DekRegistry  # noqa: E402
 from tests.support.http_gate import HttpGate  # noqa: E402
 from tests.support.rules_overlay import overlay_class  # noqa: E402

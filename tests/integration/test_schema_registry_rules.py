@@ -42,6 +42,7 @@ from confluent_binding.schema_registry import avro, json_schema, rule_registry  
 from confluent_binding.schema_registry.rules.cel import cel_executor, cel_field_executor  # noqa: E402
 from confluent_binding.schema_registry.rules.dlq import dlq_action  # noqa: E402
 from confluent_binding.schema_registry.rules.jsonata import jsonata_executor  # noqa: E402
+
 from tests.support.rules_overlay import overlay_class  # noqa: E402
 
 pytestmark = pytest.mark.integration

@@ -78,6 +78,20 @@ MODULES = [
     "confluent_kafka.schema_registry.rules.cel.variant_path",
     "confluent_kafka.schema_registry.rules.jsonata.jsonata_executor",
     "confluent_kafka.schema_registry.rules.dlq.dlq_action",
+    "confluent_kafka.schema_registry.rules.encryption.encrypt_executor",
+    "confluent_kafka.schema_registry.rules.encryption.kms_driver_registry",
+    "confluent_kafka.schema_registry.rules.encryption.dek_registry.dek_registry_client",
+    "confluent_kafka.schema_registry.rules.encryption.dek_registry.mock_dek_registry_client",
+    "confluent_kafka.schema_registry.rules.encryption.localkms.local_client",
+    "confluent_kafka.schema_registry.rules.encryption.localkms.local_driver",
+    "confluent_kafka.schema_registry.rules.encryption.awskms.aws_driver",
+    "confluent_kafka.schema_registry.rules.encryption.azurekms.azure_aead",
+    "confluent_kafka.schema_registry.rules.encryption.azurekms.azure_client",
+    "confluent_kafka.schema_registry.rules.encryption.azurekms.azure_driver",
+    "confluent_kafka.schema_registry.rules.encryption.gcpkms.gcp_client",
+    "confluent_kafka.schema_registry.rules.encryption.gcpkms.gcp_driver",
+    "confluent_kafka.schema_registry.rules.encryption.hcvault.hcvault_client",
+    "confluent_kafka.schema_registry.rules.encryption.hcvault.hcvault_driver",
 ]
 
 #: confluent-kafka's packages that hold only modules (no public names of their own): ours exist.
@@ -86,16 +100,18 @@ PACKAGES = [
     "confluent_kafka.schema_registry.rules.cel",
     "confluent_kafka.schema_registry.rules.jsonata",
     "confluent_kafka.schema_registry.rules.dlq",
+    "confluent_kafka.schema_registry.rules.encryption",
+    "confluent_kafka.schema_registry.rules.encryption.dek_registry",
+    "confluent_kafka.schema_registry.rules.encryption.localkms",
+    "confluent_kafka.schema_registry.rules.encryption.awskms",
+    "confluent_kafka.schema_registry.rules.encryption.azurekms",
+    "confluent_kafka.schema_registry.rules.encryption.gcpkms",
+    "confluent_kafka.schema_registry.rules.encryption.hcvault",
 ]
 
 
-ENCRYPTION = ("field-level encryption (ENCRYPT rules, their KMS drivers and the DEK registry "
-              "client): not implemented")
-
 #: confluent-kafka's modules that have no counterpart here, and why.
-NOT_MIRRORED_MODULES = {
-    "confluent_kafka.schema_registry.rules.encryption": ENCRYPTION,
-}
+NOT_MIRRORED_MODULES = {}
 
 
 #: Public names of the modules above that confluent_binding does not have, and why.

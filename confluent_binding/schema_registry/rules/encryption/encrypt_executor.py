@@ -289,10 +289,7 @@ class EncryptionExecutor(RuleExecutor):
         name = ctx.get_parameter(ENCRYPT_DEK_ALGORITHM)
         if name is None:
             return Cryptor(DekAlgorithm.AES256_GCM)
-        try:
-            return Cryptor(DekAlgorithm[name])
-        except KeyError:
-            raise RuleError("invalid dek algorithm")
+        return Cryptor(DekAlgorithm[name])  # an unknown name: KeyError, as confluent-kafka
 
     def _get_kek_name(self, ctx: RuleContext) -> str:
         name = ctx.get_parameter(ENCRYPT_KEK_NAME)

@@ -1,44 +1,31 @@
 """An Azure Key Vault client for Tink: wraps and unwraps DEKs with an RSA key (RSA-OAEP-256)."""
 
+import logging
 from typing import Any, Dict, Optional
 
 from tink import KmsClient, TinkError, aead
 
 from .._sdk import require
+from .azure_aead import AzureKmsAead
 
-__all__ = ["AZURE_KEYURI_PREFIX", "AzureKmsClient"]
+__all__ = ["AZURE_KEYURI_PREFIX", "AzureKmsAead", "AzureKmsClient", "azure_driver", "log"]
 
 AZURE_KEYURI_PREFIX = "azure-kms://"
 
-
-class _KeyVaultAead(aead.Aead):
-    def __init__(self, client: Any, algorithm: Any):
-        self._client = client
-        self._algorithm = algorithm
-
-    def encrypt(self, plaintext: bytes, associated_data: bytes) -> bytes:
-        try:
-            return self._client.encrypt(self._algorithm, plaintext).ciphertext
-        except Exception as e:
-            raise TinkError(e)
-
-    def decrypt(self, ciphertext: bytes, associated_data: bytes) -> bytes:
-        try:
-            return self._client.decrypt(self._algorithm, ciphertext).plaintext
-        except Exception as e:
-            raise TinkError(e)
+log = logging.getLogger(__name__)
 
 
 class AzureKmsClient(KmsClient):
     """Bound to ``key_uri``: ``azure-kms://`` then the key's identifier
-    (``https://<vault>.vault.azure.net/keys/<name>[/<version>]``)."""
+    (``https://<vault>.vault.azure.net/keys/<name>[/<version>]``). ``conf`` (the rule's
+    parameters and the KEK's properties) may turn on ``encrypt.azure.key.version.save``."""
 
     def __init__(self, key_uri: str, credentials: Any, conf: Optional[Dict[str, Any]] = None):
         if not key_uri.startswith(AZURE_KEYURI_PREFIX):
             raise TinkError("Invalid key_uri.")
         self._key_uri = key_uri
         self._credentials = credentials
-        self._conf = dict(conf or {})
+        self._conf = conf if conf is not None else {}
 
     def does_support(self, key_uri: str) -> bool:
         return key_uri == self._key_uri
@@ -48,5 +35,30 @@ class AzureKmsClient(KmsClient):
             raise TinkError("This client is bound to %s and cannot use key %s"
                             % (self._key_uri, key_uri))
         crypto = require("azure.keyvault.keys.crypto", "Azure Key Vault", "encryption-azure")
-        client = crypto.CryptographyClient(key_uri[len(AZURE_KEYURI_PREFIX):], self._credentials)
-        return _KeyVaultAead(client, crypto.EncryptionAlgorithm.rsa_oaep_256)
+        key_id = key_uri[len(AZURE_KEYURI_PREFIX):]
+        save = str(self._conf.get(azure_driver.ENCRYPT_AZURE_KEY_VERSION_SAVE,
+                                  False)).lower() == "true"
+        if not save:
+            try:
+                if azure_driver.is_versionless(key_id):
+                    log.warning("Azure Key Vault key '%s' is versionless and %s is not enabled; "
+                                "DEKs wrapped with it may become undecryptable after the key is "
+                                "rotated.", key_id, azure_driver.ENCRYPT_AZURE_KEY_VERSION_SAVE)
+            except TinkError:
+                pass  # a malformed id fails where it is used
+
+        def client_for(version: str) -> Any:
+            return crypto.CryptographyClient(azure_driver.with_version(key_id, version),
+                                             self._credentials)
+
+        def latest() -> Any:
+            version = azure_driver.get_versioned_key_id(self._conf, key_id).rsplit("/", 1)[-1]
+            return client_for(version), version
+
+        return AzureKmsAead(crypto.CryptographyClient(key_id, self._credentials),
+                            crypto.EncryptionAlgorithm.rsa_oaep_256, latest if save else None,
+                            client_for)
+
+
+# last: azure_driver imports this module's AzureKmsClient
+from . import azure_driver  # noqa: E402
