@@ -245,7 +245,21 @@ class AeadWrapper(aead.Aead):
 # -- the executors -----------------------------------------------------------------------------
 
 
-class EncryptionExecutor(RuleExecutor):
+class _Registered:
+    """``register()``/``register_with_clock(clock)``: a new executor in the global registry."""
+
+    @classmethod
+    def register(cls):
+        RuleRegistry.register_rule_executor(cls())
+
+    @classmethod
+    def register_with_clock(cls, clock: Clock):
+        executor = cls(clock)
+        RuleRegistry.register_rule_executor(executor)
+        return executor
+
+
+class EncryptionExecutor(_Registered, RuleExecutor):
     """``ENCRYPT_PAYLOAD``: encrypts a serializer's whole encoded record (an ENCODING rule)."""
 
     def __init__(self, clock: Clock = Clock()):
@@ -310,16 +324,6 @@ class EncryptionExecutor(RuleExecutor):
         if days < 0:
             raise RuleError("negative expiry days")
         return days
-
-    @classmethod
-    def register(cls):
-        RuleRegistry.register_rule_executor(cls())
-
-    @classmethod
-    def register_with_clock(cls, clock: Clock) -> "EncryptionExecutor":
-        executor = cls(clock)
-        RuleRegistry.register_rule_executor(executor)
-        return executor
 
 
 def _registry_error(e: Exception, status: int) -> bool:
@@ -541,7 +545,7 @@ class EncryptionExecutorTransform:
         return None
 
 
-class FieldEncryptionExecutor(FieldRuleExecutor):
+class FieldEncryptionExecutor(_Registered, FieldRuleExecutor):
     """``ENCRYPT``: encrypts the string and bytes fields the rule's tags select."""
 
     def __init__(self, clock: Clock = Clock()):
@@ -558,16 +562,6 @@ class FieldEncryptionExecutor(FieldRuleExecutor):
 
     def close(self):
         self.executor.close()
-
-    @classmethod
-    def register(cls):
-        RuleRegistry.register_rule_executor(cls())
-
-    @classmethod
-    def register_with_clock(cls, clock: Clock) -> "FieldEncryptionExecutor":
-        executor = cls(clock)
-        RuleRegistry.register_rule_executor(executor)
-        return executor
 
 
 class FieldEncryptionExecutorTransform:

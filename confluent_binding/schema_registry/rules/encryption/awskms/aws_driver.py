@@ -8,7 +8,7 @@ from typing import Any, Dict, Optional
 
 from tink import KmsClient, TinkError
 
-from .._sdk import require
+from .._sdk import require, setting
 from ..kms_driver_registry import KmsDriver, register_kms_driver
 
 __all__ = ["AwsKmsDriver", "KmsDriver", "register_kms_driver"]
@@ -20,11 +20,6 @@ _PROFILE = "profile"
 _ROLE_ARN = "role.arn"
 _ROLE_SESSION_NAME = "role.session.name"
 _ROLE_EXTERNAL_ID = "role.external.id"
-
-
-def _setting(conf: Dict[str, Any], key: str, env: str) -> Optional[str]:
-    value = conf.get(key)
-    return os.getenv(env) if value is None else value
 
 
 def _region(key_url: str) -> str:
@@ -54,12 +49,12 @@ class AwsKmsDriver(KmsDriver):
             session = boto3.Session(region_name=region, profile_name=conf[_PROFILE])
         else:
             session = boto3.Session(region_name=region)
-        role_arn = _setting(conf, _ROLE_ARN, "AWS_ROLE_ARN")
+        role_arn = setting(conf, _ROLE_ARN, "AWS_ROLE_ARN")
         if role_arn is not None and os.getenv("AWS_WEB_IDENTITY_TOKEN_FILE") is None:
             credentials = require("botocore.credentials", "AWS KMS", "encryption-aws")
-            params = {"RoleArn": role_arn, "RoleSessionName": _setting(
+            params = {"RoleArn": role_arn, "RoleSessionName": setting(
                 conf, _ROLE_SESSION_NAME, "AWS_ROLE_SESSION_NAME") or "confluent-encrypt"}
-            external_id = _setting(conf, _ROLE_EXTERNAL_ID, "AWS_ROLE_EXTERNAL_ID")
+            external_id = setting(conf, _ROLE_EXTERNAL_ID, "AWS_ROLE_EXTERNAL_ID")
             if external_id is not None:
                 params["ExternalId"] = external_id
             refresher = credentials.create_assume_role_refresher(session.client("sts"), params)

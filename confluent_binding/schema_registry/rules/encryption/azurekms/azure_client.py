@@ -3,9 +3,9 @@
 import logging
 from typing import Any, Dict, Optional
 
-from tink import KmsClient, TinkError, aead
+from tink import TinkError, aead
 
-from .._sdk import require
+from .._sdk import BoundKmsClient, require
 from .azure_aead import AzureKmsAead
 
 __all__ = ["AZURE_KEYURI_PREFIX", "AzureKmsAead", "AzureKmsClient", "azure_driver", "log"]
@@ -15,27 +15,21 @@ AZURE_KEYURI_PREFIX = "azure-kms://"
 log = logging.getLogger(__name__)
 
 
-class AzureKmsClient(KmsClient):
+class AzureKmsClient(BoundKmsClient):
     """Bound to ``key_uri``: ``azure-kms://`` then the key's identifier
     (``https://<vault>.vault.azure.net/keys/<name>[/<version>]``). ``conf`` (the rule's
     parameters and the KEK's properties) may turn on ``encrypt.azure.key.version.save``."""
 
     def __init__(self, key_uri: str, credentials: Any, conf: Optional[Dict[str, Any]] = None):
-        if not key_uri.startswith(AZURE_KEYURI_PREFIX):
-            raise TinkError("Invalid key_uri.")
-        self._key_uri = key_uri
+        super().__init__(key_uri)
         self._credentials = credentials
         self._conf = conf if conf is not None else {}
 
-    def does_support(self, key_uri: str) -> bool:
-        return key_uri == self._key_uri
+    prefix = AZURE_KEYURI_PREFIX
 
     def get_aead(self, key_uri: str) -> aead.Aead:
-        if self._key_uri != key_uri:
-            raise TinkError("This client is bound to %s and cannot use key %s"
-                            % (self._key_uri, key_uri))
+        key_id = self._key_id(key_uri)
         crypto = require("azure.keyvault.keys.crypto", "Azure Key Vault", "encryption-azure")
-        key_id = key_uri[len(AZURE_KEYURI_PREFIX):]
         save = str(self._conf.get(azure_driver.ENCRYPT_AZURE_KEY_VERSION_SAVE,
                                   False)).lower() == "true"
         if not save:

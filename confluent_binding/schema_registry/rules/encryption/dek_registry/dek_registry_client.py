@@ -15,7 +15,7 @@ import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from ...._rest import RestClient, urlencode
 
@@ -39,11 +39,6 @@ def _kek_segment(name: str) -> str:
     return urllib.parse.quote(name)
 
 
-def _put(d: Dict[str, Any], key: str, value: Any) -> None:
-    if value is not None:
-        d[key] = value
-
-
 @dataclass
 class KekKmsProps:
     """A KEK's KMS properties (credentials and such), by name."""
@@ -60,12 +55,42 @@ class KekKmsProps:
         return props
 
 
-def _props(value: Optional[Dict[str, Any]]) -> Optional[KekKmsProps]:
-    return None if value is None else KekKmsProps.from_dict(value)
+class _Json:
+    """``to_dict``/``from_dict`` in the registry's JSON: ``_json`` pairs each attribute with
+    its key; absent (None) values are left out."""
+
+    _json: Tuple[Tuple[str, str], ...] = ()
+
+    def to_dict(self) -> Dict[str, Any]:
+        d: Dict[str, Any] = {}
+        for attr, key in self._json:
+            value = getattr(self, attr)
+            if isinstance(value, KekKmsProps):
+                value = value.to_dict()
+            elif isinstance(value, Enum):
+                value = str(value)
+            if value is not None:
+                d[key] = value
+        return d
+
+    @classmethod
+    def from_dict(cls, src_dict: Dict[str, Any]):
+        values = {attr: src_dict.get(key) for attr, key in cls._json}
+        if values.get("kms_props") is not None:
+            values["kms_props"] = KekKmsProps.from_dict(values["kms_props"])
+        if values.get("algorithm") is not None:
+            values["algorithm"] = DekAlgorithm(values["algorithm"])
+        return cls(**values)
+
+
+_KEK_JSON = (("name", "name"), ("kms_type", "kmsType"), ("kms_key_id", "kmsKeyId"),
+             ("kms_props", "kmsProps"), ("doc", "doc"), ("shared", "shared"))
+_DEK_JSON = (("subject", "subject"), ("version", "version"), ("algorithm", "algorithm"),
+             ("encrypted_key_material", "encryptedKeyMaterial"))
 
 
 @dataclass
-class Kek:
+class Kek(_Json):
     """A key-encryption key: ``kms_key_id`` names it in the KMS of ``kms_type``; a ``shared``
     KEK lets the registry itself create and unwrap its DEKs."""
 
@@ -78,28 +103,11 @@ class Kek:
     ts: Optional[int] = None
     deleted: Optional[bool] = None
 
-    def to_dict(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = {}
-        _put(d, "name", self.name)
-        _put(d, "kmsType", self.kms_type)
-        _put(d, "kmsKeyId", self.kms_key_id)
-        _put(d, "kmsProps", None if self.kms_props is None else self.kms_props.to_dict())
-        _put(d, "doc", self.doc)
-        _put(d, "shared", self.shared)
-        _put(d, "ts", self.ts)
-        _put(d, "deleted", self.deleted)
-        return d
-
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "Kek":
-        d = src_dict
-        return cls(name=d.get("name"), kms_type=d.get("kmsType"), kms_key_id=d.get("kmsKeyId"),
-                   kms_props=_props(d.get("kmsProps")), doc=d.get("doc"), shared=d.get("shared"),
-                   ts=d.get("ts"), deleted=d.get("deleted"))
+    _json = _KEK_JSON + (("ts", "ts"), ("deleted", "deleted"))
 
 
 @dataclass
-class CreateKekRequest:
+class CreateKekRequest(_Json):
     name: Optional[str]
     kms_type: Optional[str]
     kms_key_id: Optional[str]
@@ -107,21 +115,7 @@ class CreateKekRequest:
     doc: Optional[str]
     shared: Optional[bool]
 
-    def to_dict(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = {}
-        _put(d, "name", self.name)
-        _put(d, "kmsType", self.kms_type)
-        _put(d, "kmsKeyId", self.kms_key_id)
-        _put(d, "kmsProps", None if self.kms_props is None else self.kms_props.to_dict())
-        _put(d, "doc", self.doc)
-        _put(d, "shared", self.shared)
-        return d
-
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "CreateKekRequest":
-        d = src_dict
-        return cls(name=d.get("name"), kms_type=d.get("kmsType"), kms_key_id=d.get("kmsKeyId"),
-                   kms_props=_props(d.get("kmsProps")), doc=d.get("doc"), shared=d.get("shared"))
+    _json = _KEK_JSON
 
 
 class DekAlgorithm(str, Enum):
@@ -135,12 +129,8 @@ class DekAlgorithm(str, Enum):
         return str(self.value)
 
 
-def _algorithm(value: Any) -> Optional[DekAlgorithm]:
-    return None if value is None else DekAlgorithm(value)
-
-
 @dataclass
-class Dek:
+class Dek(_Json):
     """A data-encryption key of ``subject``: its key material wrapped by the KEK
     (``encrypted_key_material``, base64) and, once unwrapped here or by a shared KEK's
     registry, in the clear (``key_material``, base64)."""
@@ -181,48 +171,19 @@ class Dek:
             self.key_material = (None if key_material_bytes is None
                                  else base64.b64encode(key_material_bytes).decode("ascii"))
 
-    def to_dict(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = {}
-        _put(d, "kekName", self.kek_name)
-        _put(d, "subject", self.subject)
-        _put(d, "version", self.version)
-        _put(d, "algorithm", None if self.algorithm is None else str(self.algorithm))
-        _put(d, "encryptedKeyMaterial", self.encrypted_key_material)
-        _put(d, "keyMaterial", self.key_material)
-        _put(d, "ts", self.ts)
-        _put(d, "deleted", self.deleted)
-        return d
-
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "Dek":
-        d = src_dict
-        return cls(kek_name=d.get("kekName"), subject=d.get("subject"), version=d.get("version"),
-                   algorithm=_algorithm(d.get("algorithm")),
-                   encrypted_key_material=d.get("encryptedKeyMaterial"),
-                   key_material=d.get("keyMaterial"), ts=d.get("ts"), deleted=d.get("deleted"))
+    _json = (("kek_name", "kekName"),) + _DEK_JSON + (
+        ("key_material", "keyMaterial"), ("ts", "ts"), ("deleted", "deleted"))
 
 
 @dataclass
-class CreateDekRequest:
+class CreateDekRequest(_Json):
     subject: Optional[str]
     version: Optional[int]
     algorithm: Optional[DekAlgorithm]
     encrypted_key_material: Optional[str]
 
-    def to_dict(self) -> Dict[str, Any]:
-        d: Dict[str, Any] = {}
-        _put(d, "subject", self.subject)
-        _put(d, "version", self.version)
-        _put(d, "algorithm", None if self.algorithm is None else str(self.algorithm))
-        _put(d, "encryptedKeyMaterial", self.encrypted_key_material)
-        return d
+    _json = _DEK_JSON
 
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "CreateDekRequest":
-        d = src_dict
-        return cls(subject=d.get("subject"), version=d.get("version"),
-                   algorithm=_algorithm(d.get("algorithm")),
-                   encrypted_key_material=d.get("encryptedKeyMaterial"))
 
 
 @dataclass(frozen=True)
@@ -306,8 +267,10 @@ class DekRegistryClient:
         kek = self._kek_cache.get(key)
         if kek is not None:
             return kek
-        request = CreateKekRequest(name=name, kms_type=kms_type, kms_key_id=kms_key_id,
-                                   kms_props=_props(kms_props), doc=doc, shared=shared)
+        request = CreateKekRequest(
+            name=name, kms_type=kms_type, kms_key_id=kms_key_id,
+            kms_props=None if kms_props is None else KekKmsProps.from_dict(kms_props), doc=doc,
+            shared=shared)
         query = None if context is None else {"context": context}
         kek = Kek.from_dict(self._rest_client.post(_KEKS, request.to_dict(), query))
         self._kek_cache.set(key, kek)

@@ -2,9 +2,9 @@
 
 from typing import Any, Optional
 
-from tink import KmsClient, TinkError, aead
+from tink import TinkError, aead
 
-from .._sdk import require
+from .._sdk import BoundKmsClient, require
 
 __all__ = ["GCP_KEYURI_PREFIX", "GcpKmsClient"]
 
@@ -33,25 +33,15 @@ class _CloudKmsAead(aead.Aead):
             raise TinkError(e)
 
 
-class GcpKmsClient(KmsClient):
+class GcpKmsClient(BoundKmsClient):
     """Bound to ``key_uri`` (``gcp-kms://projects/.../cryptoKeys/...``) unless it is empty."""
 
     def __init__(self, key_uri: Optional[str], credentials: Any = None):
-        if key_uri and not key_uri.startswith(GCP_KEYURI_PREFIX):
-            raise TinkError("Invalid key_uri.")
-        self._key_uri = key_uri or None
+        super().__init__(key_uri)
         kms_v1 = require("google.cloud.kms_v1", "Google Cloud KMS", "encryption-gcp")
         self._client = kms_v1.KeyManagementServiceClient(credentials=credentials)
 
-    def does_support(self, key_uri: str) -> bool:
-        if not self._key_uri:
-            return key_uri.startswith(GCP_KEYURI_PREFIX)
-        return key_uri == self._key_uri
+    prefix = GCP_KEYURI_PREFIX
 
     def get_aead(self, key_uri: str) -> aead.Aead:
-        if self._key_uri and self._key_uri != key_uri:
-            raise TinkError("This client is bound to %s and cannot use key %s"
-                            % (self._key_uri, key_uri))
-        if not key_uri.startswith(GCP_KEYURI_PREFIX):
-            raise TinkError("Invalid key_uri.")
-        return _CloudKmsAead(self._client, key_uri[len(GCP_KEYURI_PREFIX):])
+        return _CloudKmsAead(self._client, self._key_id(key_uri))

@@ -3,16 +3,16 @@
 from typing import Optional, Tuple, Union
 from urllib.parse import urlparse
 
-from tink import KmsClient, TinkError, aead
+from tink import aead
 
-from .._sdk import require
+from .._sdk import BoundKmsClient, require
 
 __all__ = ["HcVaultKmsClient", "VAULT_KEYURI_PREFIX"]
 
 VAULT_KEYURI_PREFIX = "hcvault://"
 
 
-class HcVaultKmsClient(KmsClient):
+class HcVaultKmsClient(BoundKmsClient):
     """Bound to ``key_uri``: ``hcvault://`` then the Vault URL and the key's path
     (``https://vault:8200/transit/keys/my-key``). With ``role_id`` and ``secret_id`` it logs in
     with AppRole; ``verify`` (True or a CA bundle path) and ``cert`` are for TLS."""
@@ -21,9 +21,7 @@ class HcVaultKmsClient(KmsClient):
                  role_id: Optional[str] = None, secret_id: Optional[str] = None,
                  verify: Union[bool, str] = True,
                  cert: Optional[Union[str, Tuple[str, str]]] = None):
-        if not key_uri.startswith(VAULT_KEYURI_PREFIX):
-            raise TinkError("Invalid key_uri.")
-        self._key_uri = key_uri
+        super().__init__(key_uri)
         hvac = require("hvac", "HashiCorp Vault", "encryption-hcvault")
         parsed = urlparse(key_uri[len(VAULT_KEYURI_PREFIX):])
         self._client = hvac.Client(url=parsed.scheme + "://" + parsed.netloc, token=token,
@@ -31,12 +29,9 @@ class HcVaultKmsClient(KmsClient):
         if role_id and secret_id:
             self._client.auth.approle.login(role_id=role_id, secret_id=secret_id)
 
-    def does_support(self, key_uri: str) -> bool:
-        return key_uri == self._key_uri
+    prefix = VAULT_KEYURI_PREFIX
 
     def get_aead(self, key_uri: str) -> aead.Aead:
-        if self._key_uri != key_uri:
-            raise TinkError("This client is bound to %s and cannot use key %s"
-                            % (self._key_uri, key_uri))
+        key_id = self._key_id(key_uri)
         hcvault = require("tink.integration.hcvault", "HashiCorp Vault", "encryption-hcvault")
-        return hcvault.new_aead(urlparse(key_uri[len(VAULT_KEYURI_PREFIX):]).path, self._client)
+        return hcvault.new_aead(urlparse(key_id).path, self._client)

@@ -9,6 +9,7 @@ from typing import Any, Dict, Optional, Tuple, Union
 
 from tink import KmsClient
 
+from .._sdk import setting
 from ..kms_driver_registry import KmsDriver, register_kms_driver
 from .hcvault_client import HcVaultKmsClient
 
@@ -24,21 +25,16 @@ _SSL_CERTIFICATE_LOCATION = "ssl.certificate.location"
 _SSL_KEY_LOCATION = "ssl.key.location"
 
 
-def _setting(conf: Dict[str, Any], key: str, env: str) -> Optional[str]:
-    value = conf.get(key)
-    return os.getenv(env) if value is None else value
-
-
 class HcVaultKmsDriver(KmsDriver):
     def get_key_url_prefix(self) -> str:
         return _PREFIX
 
     def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
         return HcVaultKmsClient(
-            key_url or _PREFIX, _setting(conf, _TOKEN_ID, "VAULT_TOKEN"),
-            _setting(conf, _NAMESPACE, "VAULT_NAMESPACE"),
-            _setting(conf, _APPROLE_ROLE_ID, "VAULT_APPROLE_ROLE_ID"),
-            _setting(conf, _APPROLE_SECRET_ID, "VAULT_APPROLE_SECRET_ID"),
+            key_url or _PREFIX, setting(conf, _TOKEN_ID, "VAULT_TOKEN"),
+            setting(conf, _NAMESPACE, "VAULT_NAMESPACE"),
+            setting(conf, _APPROLE_ROLE_ID, "VAULT_APPROLE_ROLE_ID"),
+            setting(conf, _APPROLE_SECRET_ID, "VAULT_APPROLE_SECRET_ID"),
             self._get_verify(conf), self._get_cert(conf))
 
     @staticmethod
@@ -48,8 +44,8 @@ class HcVaultKmsDriver(KmsDriver):
 
     @staticmethod
     def _get_cert(conf: Dict[str, Any]) -> Optional[Union[str, Tuple[str, str]]]:
-        cert = _setting(conf, _SSL_CERTIFICATE_LOCATION, "VAULT_CLIENT_CERT")
-        key = _setting(conf, _SSL_KEY_LOCATION, "VAULT_CLIENT_KEY")
+        cert = setting(conf, _SSL_CERTIFICATE_LOCATION, "VAULT_CLIENT_CERT")
+        key = setting(conf, _SSL_KEY_LOCATION, "VAULT_CLIENT_KEY")
         if key is not None and cert is None:
             raise ValueError("{} required when configuring {}".format(_SSL_CERTIFICATE_LOCATION,
                                                                      _SSL_KEY_LOCATION))
