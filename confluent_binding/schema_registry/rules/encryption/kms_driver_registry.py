@@ -25,6 +25,19 @@ class KmsDriver(metaclass=abc.ABCMeta):
         raise NotImplementedError()
 
 
+class _PrefixDriver(KmsDriver):
+    """A driver of the key URLs starting with its ``prefix``; ``register()`` adds one."""
+
+    prefix = ""
+
+    def get_key_url_prefix(self) -> str:
+        return self.prefix
+
+    @classmethod
+    def register(cls) -> None:
+        register_kms_driver(cls())
+
+
 _drivers: List[KmsDriver] = []
 _drivers_lock = threading.Lock()
 

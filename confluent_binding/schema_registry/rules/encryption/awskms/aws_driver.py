@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional
 from tink import KmsClient, TinkError
 
 from .._sdk import require, setting
-from ..kms_driver_registry import KmsDriver, register_kms_driver
+from ..kms_driver_registry import KmsDriver, _PrefixDriver, register_kms_driver
 
 __all__ = ["AwsKmsDriver", "KmsDriver", "register_kms_driver"]
 
@@ -32,9 +32,8 @@ def _region(key_url: str) -> str:
     return parts[3]
 
 
-class AwsKmsDriver(KmsDriver):
-    def get_key_url_prefix(self) -> str:
-        return _PREFIX
+class AwsKmsDriver(_PrefixDriver):
+    prefix = _PREFIX
 
     def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
         key_url = key_url or _PREFIX
@@ -61,7 +60,3 @@ class AwsKmsDriver(KmsDriver):
             session._session._credentials = credentials.DeferredRefreshableCredentials(
                 method="sts-assume-role", refresh_using=refresher)
         return awskms.new_client(boto3_client=session.client("kms"), key_uri=key_url)
-
-    @classmethod
-    def register(cls) -> None:
-        register_kms_driver(cls())

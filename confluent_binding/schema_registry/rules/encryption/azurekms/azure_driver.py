@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 from tink import KmsClient, TinkError
 
 from .._sdk import require
-from ..kms_driver_registry import KmsDriver, register_kms_driver
+from ..kms_driver_registry import KmsDriver, _PrefixDriver, register_kms_driver
 from .azure_client import AzureKmsClient
 
 __all__ = ["AzureKmsClient", "AzureKmsDriver", "ENCRYPT_AZURE_KEY_VERSION_SAVE", "KmsDriver",
@@ -80,13 +80,8 @@ def _get_credentials(conf: Dict[str, Any]) -> Any:
     return identity.DefaultAzureCredential()
 
 
-class AzureKmsDriver(KmsDriver):
-    def get_key_url_prefix(self) -> str:
-        return _PREFIX
+class AzureKmsDriver(_PrefixDriver):
+    prefix = _PREFIX
 
     def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
         return AzureKmsClient(key_url or _PREFIX, _get_credentials(conf), conf)
-
-    @classmethod
-    def register(cls) -> None:
-        register_kms_driver(cls())

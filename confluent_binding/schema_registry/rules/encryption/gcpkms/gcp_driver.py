@@ -7,7 +7,7 @@ from typing import Any, Dict, Optional
 from tink import KmsClient, TinkError
 
 from .._sdk import require
-from ..kms_driver_registry import KmsDriver, register_kms_driver
+from ..kms_driver_registry import KmsDriver, _PrefixDriver, register_kms_driver
 from .gcp_client import GcpKmsClient
 
 __all__ = ["GcpKmsDriver", "KmsDriver", "register_kms_driver"]
@@ -21,9 +21,8 @@ _PRIVATE_KEY = "private.key"
 _TOKEN_URI = "token.uri"
 
 
-class GcpKmsDriver(KmsDriver):
-    def get_key_url_prefix(self) -> str:
-        return _PREFIX
+class GcpKmsDriver(_PrefixDriver):
+    prefix = _PREFIX
 
     def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
         account_type = conf.get(_ACCOUNT_TYPE) or "service_account"
@@ -40,7 +39,3 @@ class GcpKmsDriver(KmsDriver):
                 "private_key_id": private_key_id, "private_key": private_key,
                 "token_uri": conf.get(_TOKEN_URI) or "https://oauth2.googleapis.com/token"})
         return GcpKmsClient(key_url or _PREFIX, credentials)
-
-    @classmethod
-    def register(cls) -> None:
-        register_kms_driver(cls())

@@ -10,7 +10,7 @@ from typing import Any, Dict, Optional, Tuple, Union
 from tink import KmsClient
 
 from .._sdk import setting
-from ..kms_driver_registry import KmsDriver, register_kms_driver
+from ..kms_driver_registry import KmsDriver, _PrefixDriver, register_kms_driver
 from .hcvault_client import HcVaultKmsClient
 
 __all__ = ["HcVaultKmsClient", "HcVaultKmsDriver", "KmsDriver", "register_kms_driver"]
@@ -25,9 +25,8 @@ _SSL_CERTIFICATE_LOCATION = "ssl.certificate.location"
 _SSL_KEY_LOCATION = "ssl.key.location"
 
 
-class HcVaultKmsDriver(KmsDriver):
-    def get_key_url_prefix(self) -> str:
-        return _PREFIX
+class HcVaultKmsDriver(_PrefixDriver):
+    prefix = _PREFIX
 
     def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
         return HcVaultKmsClient(
@@ -52,7 +51,3 @@ class HcVaultKmsDriver(KmsDriver):
         if cert is not None and key is not None:
             return cert, key
         return cert
-
-    @classmethod
-    def register(cls) -> None:
-        register_kms_driver(cls())

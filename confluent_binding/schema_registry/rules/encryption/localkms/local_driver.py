@@ -6,7 +6,7 @@ from typing import Any, Dict, Optional
 
 from tink import KmsClient, TinkError
 
-from ..kms_driver_registry import KmsDriver, register_kms_driver
+from ..kms_driver_registry import KmsDriver, _PrefixDriver, register_kms_driver
 from .local_client import LocalKmsClient
 
 __all__ = ["KmsDriver", "LocalKmsClient", "LocalKmsDriver", "register_kms_driver"]
@@ -15,9 +15,8 @@ _PREFIX = "local-kms://"
 _SECRET = "secret"
 
 
-class LocalKmsDriver(KmsDriver):
-    def get_key_url_prefix(self) -> str:
-        return _PREFIX
+class LocalKmsDriver(_PrefixDriver):
+    prefix = _PREFIX
 
     def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
         secret = conf.get(_SECRET)
@@ -26,7 +25,3 @@ class LocalKmsDriver(KmsDriver):
         if secret is None:
             raise TinkError("cannot load secret")
         return LocalKmsClient(secret)
-
-    @classmethod
-    def register(cls) -> None:
-        register_kms_driver(cls())
