@@ -206,6 +206,7 @@ cdef class DeliveryFuture:
 
     cdef list _pending_callbacks(self)
     cdef int _check_pending(self) except -1
+    cdef object _outcome(self)
 
 
 # -- consumer.pyx --

@@ -6,6 +6,7 @@ from asyncio import AbstractEventLoop
 from typing import (
     Any,
     Callable,
+    Coroutine,
     Dict,
     Generator,
     List,
@@ -167,6 +168,7 @@ class DeliveryFuture:
     def set_exception(self, exception: Union[Type[BaseException], BaseException]) -> None: ...
     def __await__(self) -> Generator[Any, None, Message]: ...
     def __iter__(self) -> Generator[Any, None, Message]: ...
+    def __next__(self) -> Any: ...
 
 @disjoint_base
 class Consumer(_Handle):
@@ -274,8 +276,9 @@ class _AdminClientImpl(_Handle):
 
 def libversion() -> Tuple[str, int]: ...
 def _partition(name: str, key: bytes, partition_count: int) -> int: ...
-async def _aio_produce(self: Any, topic: str, value: Optional[_Buffer] = None,
-                       key: Optional[_Buffer] = None, partition: int = -1,
-                       on_delivery: Optional[_DeliveryCallback] = None, timestamp: int = 0,
-                       headers: Optional[_Headers] = None,
-                       callback: Optional[_DeliveryCallback] = None) -> DeliveryFuture: ...
+def _aio_produce(self: Any, topic: str, value: Optional[_Buffer] = None,
+                 key: Optional[_Buffer] = None, partition: int = -1,
+                 on_delivery: Optional[_DeliveryCallback] = None, timestamp: int = 0,
+                 headers: Optional[_Headers] = None,
+                 callback: Optional[_DeliveryCallback] = None
+                 ) -> Coroutine[Any, Any, DeliveryFuture]: ...

@@ -4,6 +4,9 @@
 # coroutine that is AIOProducer.produce.
 
 from cpython.contextvars cimport PyContext_CopyCurrent, PyContext_Enter, PyContext_Exit
+from cpython.object cimport PyObject
+
+from includes.python cimport cb_send_result, cb_set_am_send
 
 cdef enum:
     FUT_PENDING = 0
@@ -63,11 +66,15 @@ cdef class DeliveryFuture:
         return self.state == FUT_CANCELLED
 
     def result(self):
-        if self.state == FUT_CANCELLED:
-            raise self._make_cancelled_error()
         if self.state == FUT_PENDING:
             _asyncio_types()
             raise _InvalidStateError("Result is not set.")
+        return self._outcome()
+
+    cdef object _outcome(self):
+        """The result of a done future (raises its exception, or CancelledError)."""
+        if self.state == FUT_CANCELLED:
+            raise self._make_cancelled_error()
         self.log_tb = False
         if self.exc is not None:
             raise self.exc
@@ -169,16 +176,23 @@ cdef class DeliveryFuture:
 
     # -- awaiting --
 
+    # The future is its own await iterator (it keeps no state of an await: several tasks may
+    # await it at once). While pending it yields itself: the task waits for it to be done, then
+    # sends None and gets the outcome. Python 3.10+ takes that from _fut_am_send, in C (nothing
+    # allocated, no StopIteration raised: most futures are done when awaited); __next__ is the
+    # same step for Python 3.9 and for callers of next().
+
     def __await__(self):
-        if self.state == FUT_PENDING:
-            self._asyncio_future_blocking = True
-            yield self              # the task waits until the future is done
-        if self.state == FUT_PENDING:
-            raise RuntimeError("await wasn't used with future")
-        return self.result()
+        return self
 
     def __iter__(self):
-        return self.__await__()
+        return self
+
+    def __next__(self):
+        if self.state == FUT_PENDING:
+            self._asyncio_future_blocking = True
+            return self
+        raise StopIteration(self._outcome())
 
     # -- what asyncio's own helpers read --
 
@@ -233,6 +247,28 @@ cdef class DeliveryFuture:
             self.loop.call_exception_handler({
                 "message": "DeliveryFuture exception was never retrieved",
                 "exception": self.exc, "future": self})
+
+
+cdef cb_send_result _fut_am_send(PyObject *o, PyObject *arg, PyObject **presult) except -1:
+    """``await future``: yield the future while it is pending (1), else return its result (0)
+    or raise its exception (-1). *presult is a new reference, or NULL on error."""
+    presult[0] = NULL
+    cdef DeliveryFuture f = <DeliveryFuture>o
+    if f.state == FUT_PENDING:
+        f._asyncio_future_blocking = True
+        presult[0] = _new_ref(f)
+        return 1
+    presult[0] = _new_ref(f._outcome())
+    return 0
+
+
+cdef inline PyObject *_new_ref(object o):
+    """A reference for the caller of an am_send function, which hands it on."""
+    Py_INCREF(o)
+    return <PyObject *>o
+
+
+cb_set_am_send(DeliveryFuture, _fut_am_send)
 
 
 cdef DeliveryFuture _new_future(object loop):
@@ -370,22 +406,143 @@ cdef int _call_done(DeliveryFuture f, object cb, object ctx) except -1:
     return 0
 
 
-async def _aio_produce(self, topic, value=None, key=None, partition=-1, on_delivery=None,
-                       timestamp=0, headers=None, callback=None):
+def _aio_produce(self, topic, value=None, key=None, partition=-1, on_delivery=None,
+                 timestamp=0, headers=None, callback=None):
     """Enqueue a message; returns a DeliveryFuture resolved with the delivered Message (or a
-    KafkaException). Waits (on the loop) while librdkafka's queue is full."""
-    cdef Producer p
-    cdef DeliveryFuture fut
-    cdef rd_kafka_resp_err_t err
-    fast = self._fast
-    if fast is not None and on_delivery is None and callback is None:
-        p = <Producer>fast
-        fut = _new_future(self._loop)
-        err = p._produce(p._topic(topic), value, key, partition, fut, timestamp, headers)
-        if err == RD_KAFKA_RESP_ERR_NO_ERROR:
-            return fut
-        if err != RD_KAFKA_RESP_ERR__QUEUE_FULL:
-            _raise_produce_error(err)
-    # a callback of the caller's, a serializing producer, a closed producer or a full queue
-    return await self._produce(topic, value, key, partition, on_delivery, timestamp, headers,
-                               callback)
+    KafkaException). Waits (on the loop) while librdkafka's queue is full.
+
+    A coroutine function's call: the message is enqueued when the result is awaited (or run as
+    a task). That result is an _AioProduce, not a Python coroutine: with nothing to wait for it
+    answers the await at once, from C (see _produce_am_send)."""
+    cdef _AioProduce c = _AioProduce.__new__(_AioProduce)
+    c.owner, c.topic, c.value, c.key, c.partition = self, topic, value, key, partition
+    c.on_delivery, c.timestamp, c.headers, c.callback = on_delivery, timestamp, headers, callback
+    return c
+
+
+cdef enum:
+    CALL_NEW = 0        # not awaited yet
+    CALL_WAITING = 1    # delegating to the producer's _produce() coroutine
+    CALL_DONE = 2
+
+
+@cython.final
+@cython.freelist(16)
+@cython.auto_pickle(False)
+cdef class _AioProduce:
+    """The coroutine ``AIOProducer.produce(...)`` returns (it has the coroutine protocol:
+    ``send``, ``throw``, ``close``, ``__await__``; ``asyncio.iscoroutine()`` is true, so
+    ``create_task`` runs it). Awaited, it enqueues the message; on the compiled path (no callback
+    of the caller's, not a serializing producer, room in librdkafka's queue) it returns the
+    DeliveryFuture at once. Otherwise it runs the producer's ``_produce()`` coroutine, which
+    may wait on the loop, and hands on what that yields and returns."""
+
+    cdef object owner, topic, value, key, partition, on_delivery, timestamp, headers, callback
+    cdef object inner           # the _produce() coroutine it delegates to
+    cdef int state
+
+    def __await__(self):
+        return self
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.send(None)
+
+    def send(self, arg):
+        cdef bint yielded = False
+        r = self._step(arg, &yielded)
+        if yielded:
+            return r
+        raise StopIteration(r)
+
+    def throw(self, typ, val=None, tb=None):
+        """Raise an exception where the coroutine waits (or at once, when it does not)."""
+        if self.inner is not None:
+            try:
+                if val is None and tb is None:
+                    return self.inner.throw(typ)
+                return self.inner.throw(typ, val, tb)
+            except BaseException:
+                self._finish()
+                raise
+        self._finish()
+        exc = val if isinstance(val, BaseException) else (
+            (typ() if val is None else typ(val)) if isinstance(typ, type) else typ)
+        if tb is not None:
+            exc = exc.with_traceback(tb)
+        raise exc
+
+    def close(self):
+        inner = self.inner
+        self._finish()
+        if inner is not None:
+            inner.close()
+
+    cdef void _finish(self) noexcept:
+        self.state = CALL_DONE
+        self.owner = self.topic = self.value = self.key = self.headers = None
+        self.on_delivery = self.callback = self.inner = None
+
+    cdef object _step(self, object arg, bint *yielded):
+        """Run the coroutine on; ``yielded[0]`` says whether it yielded (the returned object)
+        or returned (the returned object is its result)."""
+        cdef Producer p
+        cdef DeliveryFuture fut
+        cdef rd_kafka_resp_err_t err
+        cdef tuple fast
+        if self.state == CALL_NEW:
+            self.state = CALL_WAITING
+            fast = self.owner._fast
+            if fast is not None and self.on_delivery is None and self.callback is None:
+                p = <Producer>fast[0]
+                fut = _new_future(fast[1])
+                try:
+                    err = p._produce(p._topic(self.topic), self.value, self.key, self.partition,
+                                     fut, self.timestamp, self.headers)
+                    if err != RD_KAFKA_RESP_ERR__QUEUE_FULL and err != RD_KAFKA_RESP_ERR_NO_ERROR:
+                        _raise_produce_error(err)
+                except BaseException:
+                    self._finish()
+                    raise
+                if err == RD_KAFKA_RESP_ERR_NO_ERROR:
+                    self.state = CALL_DONE
+                    return fut
+            # a callback of the caller's, a serializing producer, a closed producer or a full
+            # queue
+            self.inner = self.owner._produce(self.topic, self.value, self.key, self.partition,
+                                             self.on_delivery, self.timestamp, self.headers,
+                                             self.callback)
+            arg = None
+        elif self.state == CALL_DONE or self.inner is None:
+            self._finish()
+            raise RuntimeError("cannot reuse already awaited coroutine")
+        try:
+            r = self.inner.send(arg)
+        except StopIteration as stop:
+            self._finish()
+            return stop.value
+        except BaseException:
+            self._finish()
+            raise
+        yielded[0] = True
+        return r
+
+    def __del__(self):
+        if self.state == CALL_NEW:
+            import warnings
+            warnings.warn("coroutine 'AIOProducer.produce' was never awaited", RuntimeWarning,
+                          stacklevel=1)
+
+
+cdef cb_send_result _produce_am_send(PyObject *o, PyObject *arg, PyObject **presult) except -1:
+    """``await producer.produce(...)``: _AioProduce's step, answered in C."""
+    presult[0] = NULL
+    cdef bint yielded = False
+    r = (<_AioProduce>o)._step(<object>arg, &yielded)
+    presult[0] = _new_ref(r)
+    return yielded
+
+
+cb_set_am_send(_AioProduce, _produce_am_send)

@@ -66,10 +66,11 @@ class AIOProducer(HandleCalls):
             self._producer.close(0)
             raise
         self._closed = False
-        # produce()'s compiled path, while open: the delivery report resolves the future inside
-        # the serving call. A serializing producer's produce() must run (it serializes).
+        # produce()'s compiled path, while open: (the producer, the loop its futures are on); the
+        # delivery report resolves the future inside the serving call. A serializing
+        # producer's produce() must run (it serializes).
         if self._client_type is Producer:
-            self._fast = self._producer
+            self._fast = (self._producer, self._loop)
 
     # -- the engine: serve what librdkafka signalled --
 

@@ -1,4 +1,37 @@
 # CPython C-API functions Cython's own cpython/*.pxd do not declare.
 
+from cpython.object cimport PyObject
+
 cdef extern from "Python.h":
     const char *PyUnicode_AsUTF8AndSize(object s, Py_ssize_t *size) except NULL
+
+
+# am_send (Python 3.10+): an awaitable's iterator that answers ``await`` in C, without raising
+# StopIteration or allocating a generator (asyncio's own future iterator does the same). The
+# function returns 0 (return *presult), 1 (yield *presult) or -1 (error set). Before 3.10 the
+# slot does not exist and the type's __next__ serves instead.
+cdef extern from *:
+    """
+    #if PY_VERSION_HEX >= 0x030A0000
+    typedef PySendResult cb_send_result;
+    #else
+    typedef int cb_send_result;
+    #endif
+    static int cb_set_am_send(PyObject *type,
+                              cb_send_result (*fn)(PyObject *, PyObject *, PyObject **)) {
+    #if PY_VERSION_HEX >= 0x030A0000
+        PyTypeObject *t = (PyTypeObject *)type;
+        if (t->tp_as_async == NULL || t->tp_as_async->am_await == NULL) {
+            PyErr_Format(PyExc_SystemError, "%s has no __await__", t->tp_name);
+            return -1;
+        }
+        t->tp_as_async->am_send = fn;
+    #else
+        (void)type; (void)fn;
+    #endif
+        return 0;
+    }
+    """
+    ctypedef int cb_send_result
+    ctypedef cb_send_result (*cb_sendfunc)(PyObject *, PyObject *, PyObject **) except -1
+    int cb_set_am_send(object type, cb_sendfunc fn) except -1

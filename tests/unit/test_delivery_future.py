@@ -196,3 +196,78 @@ def test_received_messages_join_the_cycle_collector_once_they_can_form_a_cycle(c
     del m, holder
     gc.collect()
     assert ref() is None
+
+
+def test_awaiting_done_and_pending_futures(loop):
+    """A future is its own await iterator: a done one answers at once (its result, its
+    exception, CancelledError), a pending one is waited for by every task awaiting it, and
+    next() speaks the same protocol."""
+    async def awaiting(f):
+        return await f
+
+    done = DeliveryFuture(loop=loop)
+    done.set_result("m")
+    assert loop.run_until_complete(awaiting(done)) == "m"
+    assert done.__await__() is done and iter(done) is done
+    with pytest.raises(StopIteration) as stop:
+        next(done)
+    assert stop.value.value == "m"
+    failed = DeliveryFuture(loop=loop)
+    failed.set_exception(ValueError("no"))
+    with pytest.raises(ValueError, match="no"):
+        loop.run_until_complete(awaiting(failed))
+    cancelled = DeliveryFuture(loop=loop)
+    cancelled.cancel("why")
+    with pytest.raises(asyncio.CancelledError, match="why"):
+        loop.run_until_complete(awaiting(cancelled))
+
+    pending = DeliveryFuture(loop=loop)
+    assert next(pending) is pending and pending._asyncio_future_blocking
+    pending._asyncio_future_blocking = False
+    tasks = [loop.create_task(awaiting(pending)) for _ in range(3)]
+    turn(loop)
+    assert not any(t.done() for t in tasks)
+    loop.call_soon(pending.set_result, "late")
+    assert loop.run_until_complete(asyncio.gather(*tasks)) == ["late"] * 3
+
+
+def test_produce_returns_a_coroutine(loop):
+    """AIOProducer.produce(...) is a coroutine: nothing is enqueued before it runs, it runs
+    once (awaited or as a task), throw() and close() end it, and one never awaited warns as
+    Python's own coroutines do."""
+    from confluent_binding.aio import AIOProducer
+
+    async def scenario():
+        p = AIOProducer({"test.mock.num.brokers": 1, "linger.ms": 1})
+        try:
+            c = p.produce("coro", b"v", partition=0)
+            assert asyncio.iscoroutine(c) and len(p) == 0
+            fut = await c
+            assert type(fut) is DeliveryFuture and len(p) == 1
+            with pytest.raises(RuntimeError, match="cannot reuse already awaited coroutine"):
+                await c
+            task = asyncio.create_task(p.produce("coro", b"w", partition=0))
+            second = await task
+            assert (await fut).offset() == 0 and (await second).value() == b"w"
+
+            thrown = p.produce("coro", b"x")
+            with pytest.raises(KeyError):
+                thrown.throw(KeyError("k"))
+            closed = p.produce("coro", b"y")
+            closed.close()
+            with pytest.raises(RuntimeError, match="cannot reuse"):
+                await closed
+            with pytest.warns(RuntimeWarning, match="was never awaited"):
+                p.produce("coro", b"z")
+                gc.collect()
+            with pytest.raises(TypeError):
+                await p.produce("coro", 5)
+            assert await p.flush(10) == 0
+            # with a callback of the caller's the coroutine delegates to the Python path
+            got = []
+            fut = await p.produce("coro", b"cb", on_delivery=lambda err, m: got.append(m.value()))
+            assert (await fut).value() == b"cb" and got == [b"cb"]
+        finally:
+            await p.close()
+
+    loop.run_until_complete(scenario())
