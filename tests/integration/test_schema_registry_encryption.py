@@ -13,6 +13,7 @@ one registry do: what one writes, the other reads.
 import base64
 import json
 import re
+import threading
 import time
 import urllib.parse
 import uuid
@@ -51,6 +52,7 @@ from confluent_binding.schema_registry import (  # noqa: E402
 from confluent_binding.schema_registry.rules.encryption import encrypt_executor  # noqa: E402
 from confluent_binding.schema_registry.rules.encryption.dek_registry import (  # noqa: E402
     dek_registry_client,
+    mock_dek_registry_client,
 )
 from confluent_binding.schema_registry.rules.encryption.localkms import (  # noqa: E402
     local_client,
@@ -588,3 +590,95 @@ async def test_asyncio_serdes(kafka_cluster, gate, make_topic):
     await consumer.close()
     assert [g["name"] for g in got] == ["ann-w", "bob-w"]
     assert [g["photo"] for g in got] == [b"annann", b"bobbob"]
+
+
+class _ThreadNotingKms(local_driver.LocalKmsDriver):
+    """A KMS (the local one underneath) that notes the thread of each wrap and unwrap, as a
+    cloud KMS's network call would run."""
+
+    prefix = "noting-kms://"
+    threads = []
+
+    def new_kms_client(self, conf, key_url):
+        local = super().new_kms_client(conf, key_url)
+        threads = self.threads
+
+        class Client(type(local)):
+            def __init__(self):
+                self._inner = local.get_aead(key_url)
+
+            def does_support(self, key_uri):
+                return key_uri == key_url
+
+            def get_aead(self, key_uri):
+                inner = self._inner
+
+                class Noting(tink.aead.Aead):
+                    def encrypt(self, plaintext, associated_data):
+                        threads.append(threading.current_thread())
+                        return inner.encrypt(plaintext, associated_data)
+
+                    def decrypt(self, ciphertext, associated_data):
+                        threads.append(threading.current_thread())
+                        return inner.decrypt(ciphertext, associated_data)
+
+                return Noting()
+
+        return Client()
+
+
+@pytest.mark.asyncio
+async def test_asyncio_serdes_call_a_kms_off_the_event_loop(kafka_cluster, gate, make_topic):
+    """A KMS other than the local one is a network call: the asyncio serdes make it in a
+    worker thread, never on the event loop (here the DEK Registry is in memory, so the KMS
+    call is the only thing that waits)."""
+    from confluent_binding.aio import AsyncSerializingProducer
+
+    _ThreadNotingKms.register()
+    _ThreadNotingKms.threads.clear()
+    topic = make_topic()
+    client = OURS.client(gate.url)
+    params = dict(ENCRYPT, **{"encrypt.kms.type": "noting-kms"})
+    schema_id, _ = register(OURS, client, "avro", topic + "-value", [
+        OURS.rule("enc", "ENCRYPT", ["PII"], params)])
+    # the schema in the client's caches: the serdes' first tries on the loop need no request
+    client.get_latest_version(topic + "-value")
+    client.get_schema(schema_id)
+
+    def registry():
+        executor = encrypt_executor.FieldEncryptionExecutor()
+        executor.executor.client = mock_dek_registry_client.MockDekRegistryClient(
+            client.config())
+        return OURS.registry(executor), executor.executor.client
+
+    # the topic's subject without asking the registry for associations
+    conf = {"auto.register.schemas": False, "use.latest.version": True,
+            "subject.name.strategy": sr.topic_subject_name_strategy}
+    ser_registry, deks = registry()
+    ser = await avro.AsyncAvroSerializer(client, None, conf=conf, rule_conf={"secret": SECRET},
+                                         rule_registry=ser_registry)
+    loop_thread = threading.current_thread()
+    producer = await AsyncSerializingProducer(dict(kafka_cluster.client_config(), **{
+        "value.serializer": ser}))
+    for name in ("ann", "bob"):
+        await (await producer.produce(topic, value=record("avro", name)))
+    await producer.close()
+    # the DEK made for the first record wrapped, and unwrapped again as registered (as
+    # confluent-kafka does), both off the loop; the second record used it as cached
+    assert len(_ThreadNotingKms.threads) == 2
+    assert loop_thread not in _ThreadNotingKms.threads
+
+    de_registry, de_deks = registry()
+    for dek_id in deks._dek_cache.keys():  # the records the writer's registry holds
+        dek = deks._dek_cache.get(dek_id)
+        de_deks.register_kek("kek1", "noting-kms", "mykey")
+        de_deks.register_dek("kek1", dek.subject, dek.encrypted_key_material, dek.algorithm,
+                             dek.version)
+    de = await avro.AsyncAvroDeserializer(client, conf={
+        "subject.name.strategy": sr.topic_subject_name_strategy},
+        rule_conf={"secret": SECRET}, rule_registry=de_registry)
+    values = raw_values(kafka_cluster.client_config(), topic, 2)
+    ctx = cb.serialization.SerializationContext(topic, cb.serialization.MessageField.VALUE)
+    assert [(await de(v, ctx))["name"] for v in values] == ["ann", "bob"]
+    # one unwrap, off the loop
+    assert len(_ThreadNotingKms.threads) == 3 and loop_thread not in _ThreadNotingKms.threads
