@@ -15,7 +15,13 @@ from google.protobuf.message import DecodeError, Message
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
 from ._async import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
-from ._rules import FieldType, RuleConditionError, ValidationRule, evaluate_validation_rule
+from ._rules import (
+    FieldType,
+    RuleConditionError,
+    RuleError,
+    ValidationRule,
+    evaluate_validation_rule,
+)
 from ._types import RuleKind, RuleMode
 from .confluent import meta_pb2
 from .confluent.type import decimal_pb2, variant_pb2
@@ -122,14 +128,23 @@ def _is_repeated(fd):
     return fd.label == _FD.LABEL_REPEATED
 
 
+#: message types a rule sees as one value (a decimal, a timestamp), not as a record
+_LEAF_MESSAGES = {"confluent.type.Decimal": FieldType.BYTES,
+                  "google.protobuf.Timestamp": FieldType.LONG}
+
+
+def _leaf(desc):
+    return desc is not None and desc.full_name in _LEAF_MESSAGES
+
+
 def get_type(fd):
-    """The FieldType of a field descriptor (repeated: ARRAY, map: MAP, message: RECORD)."""
+    """The FieldType of a field descriptor (a map: MAP, a message: RECORD, but a
+    ``confluent.type.Decimal`` is BYTES and a ``google.protobuf.Timestamp`` LONG, as their Avro
+    counterparts; a repeated field: its elements' type)."""
     if is_map_field(fd):
         return FieldType.MAP
-    if _is_repeated(fd):
-        return FieldType.ARRAY
     if fd.type in (_FD.TYPE_MESSAGE, _FD.TYPE_GROUP):
-        return FieldType.RECORD
+        return _LEAF_MESSAGES.get(fd.message_type.full_name, FieldType.RECORD)
     return _SCALARS.get(fd.type, FieldType.NULL)
 
 
@@ -146,19 +161,20 @@ def get_inline_tags(fd):
 
 def transform(ctx, descriptor, message, field_transform):
     """Walk a Protobuf ``message`` (of ``descriptor``), applying ``field_transform`` to the
-    fields whose tags the rule selects; lists and maps element by element."""
+    fields whose tags the rule selects: lists and maps element by element, a decimal or a
+    timestamp as one value, an unset field with presence not at all."""
     if message is None or descriptor is None:
         return message
     if isinstance(message, list):
         return [transform(ctx, descriptor, item, field_transform) for item in message]
     if isinstance(message, dict):
         return {k: transform(ctx, descriptor, v, field_transform) for k, v in message.items()}
-    if isinstance(message, Message):
+    if isinstance(message, Message) and not _leaf(message.DESCRIPTOR):
         # the message's fields, each named and tagged as the schema's field of its number
         for fd in message.DESCRIPTOR.fields:
             schema_fd = descriptor.fields_by_number.get(fd.number)
             if schema_fd is not None:
-                _transform_field(ctx, fd, schema_fd, message, field_transform)
+                _transform_field(ctx, fd, schema_fd, descriptor, message, field_transform)
         return message
     field = ctx.current_field()
     if field is not None:
@@ -168,51 +184,77 @@ def transform(ctx, descriptor, message, field_transform):
     return message
 
 
-def _transform_field(ctx, fd, schema_fd, message, field_transform):
-    ctx.enter_field(message, schema_fd.full_name, schema_fd.name, get_type(schema_fd),
+def _walked_as(schema_fd, descriptor):
+    """The descriptor a field's value is walked with: its message type (a map's value type),
+    else the containing one, whose walk reaches the value itself."""
+    if schema_fd.type != _FD.TYPE_MESSAGE:
+        return descriptor
+    if is_map_field(schema_fd):
+        value_fd = schema_fd.message_type.fields_by_name["value"]
+        return value_fd.message_type if value_fd.type == _FD.TYPE_MESSAGE else descriptor
+    return schema_fd.message_type
+
+
+def _transform_field(ctx, fd, schema_fd, descriptor, message, field_transform):
+    ctx.enter_field(message, schema_fd.full_name, schema_fd.name, get_type(fd),
                     get_inline_tags(schema_fd), fd)
     try:
+        if fd.has_presence and not message.HasField(fd.name):
+            return  # no value to transform, and writing one would make the field set
         value = getattr(message, fd.name)
         if is_map_field(fd):
-            value_fd = schema_fd.message_type.fields_by_name["value"]
-            ctx.current_field().field_type = get_type(value_fd)
-            new = {k: transform(ctx, value_fd.message_type, value[k], field_transform)
-                   for k in value}
+            value = dict(value)
         elif _is_repeated(fd):
-            new = [transform(ctx, schema_fd.message_type, item, field_transform)
-                   for item in value]
-        elif fd.type == _FD.TYPE_MESSAGE:
-            if not message.HasField(fd.name):
-                return
-            new = transform(ctx, schema_fd.message_type, value, field_transform)
-        else:
-            new = _scalar(ctx, value, field_transform)
+            value = list(value)
+        new = transform(ctx, _walked_as(schema_fd, descriptor), value, field_transform)
         if ctx.rule.kind == RuleKind.CONDITION:
             if new is False:
                 raise RuleConditionError(ctx.rule)
-        elif fd.type != _FD.TYPE_MESSAGE or is_map_field(fd):
-            _set_field(message, fd, new)
+            return
+        if fd.type == _FD.TYPE_MESSAGE and _leaf(fd.message_type):
+            new = ([_leaf_message(fd, item) for item in new] if _is_repeated(fd)
+                   else _leaf_message(fd, new))
+        _set_field(message, fd, new)
     finally:
         ctx.exit_field()
 
 
-def _scalar(ctx, value, field_transform):
-    field = ctx.current_field()
-    tags = ctx.rule.tags
-    if not tags or not set(tags).isdisjoint(field.tags):
-        return field_transform(ctx, field, value)
-    return value
+def _leaf_message(fd, value):
+    """The decimal or timestamp message for what a field rule returned (the message itself
+    when the rule returned the value it was given)."""
+    from .rules.cel import protobuf_result_writer  # the CEL library: only when rules run
+
+    desc = fd.message_type
+    expected = "a decimal" if desc.full_name == "confluent.type.Decimal" else "a timestamp"
+    if value is None:
+        raise RuleError("Rule returned null for field '%s', which is a %s; expected a decimal "
+                        "or timestamp" % (fd.full_name, desc.full_name))
+    source = getattr(value, "msg", value)
+    if isinstance(source, Message) and source.DESCRIPTOR.full_name == desc.full_name:
+        return source
+    out = message_factory.GetMessageClass(desc)()
+    try:
+        protobuf_result_writer._set_message(out, fd, value)
+    except ValueError:
+        raise RuleError("Rule returned %s for field '%s', which is a %s; expected %s"
+                        % (type(value).__name__, fd.full_name, desc.full_name, expected))
+    return out
 
 
 def _set_field(message, fd, value):
-    if is_map_field(fd):
-        target = getattr(message, fd.name)
-        target.clear()
-        target.update(value)
-    elif _is_repeated(fd):
-        target = getattr(message, fd.name)
-        del target[:]
-        target.extend(value)
+    if isinstance(value, list):
+        message.ClearField(fd.name)
+        getattr(message, fd.name).extend(value)
+    elif isinstance(value, dict):
+        if fd.message_type.fields_by_name["value"].type == _FD.TYPE_MESSAGE:
+            target = getattr(message, fd.name)
+            for key, item in value.items():
+                target[key].CopyFrom(item)
+        else:
+            message.ClearField(fd.name)
+            getattr(message, fd.name).update(value)
+    elif isinstance(value, Message):
+        getattr(message, fd.name).CopyFrom(value)
     else:
         setattr(message, fd.name, value)
 
