@@ -11,6 +11,7 @@ and ``string(d)`` is the plain (not scientific) form. A computation whose digits
 past a sane bound is an evaluation error rather than a memory exhaustion.
 """
 
+import datetime
 import decimal
 from decimal import Decimal
 
@@ -52,12 +53,18 @@ def _decimal_message(value):
     return None
 
 
+# what no decimal is (CEL's scalars and lists); a map may be a decimal message's fields
+_NEVER_DECIMAL = (int, float, str, bytes, list, datetime.datetime, datetime.timedelta)
+
+
 def decimal_boundary_value(v):
     """``v`` as a :class:`~decimal.Decimal` when it is one or is a ``confluent.type.Decimal``
     message, else None: how a value bound into a rule (``this``, a field) becomes the
     expression's decimal, so ``this == decimal("1.50")`` compares numbers."""
     if isinstance(v, Decimal):
         return v
+    if v is None or isinstance(v, _NEVER_DECIMAL):
+        return None
     message = _decimal_message(v)
     return None if message is None else from_proto_decimal(message)
 
