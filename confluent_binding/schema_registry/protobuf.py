@@ -7,6 +7,7 @@ message's index path in its file as zigzag varints (``[0]``, the first message, 
 """
 
 import base64
+import datetime
 from decimal import Decimal
 
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
@@ -222,22 +223,23 @@ def _transform_field(ctx, fd, schema_fd, descriptor, message, field_transform):
 def _leaf_message(fd, value):
     """The decimal or timestamp message for what a field rule returned (the message itself
     when the rule returned the value it was given)."""
-    from .rules.cel import protobuf_result_writer  # the CEL library: only when rules run
-
     desc = fd.message_type
-    expected = "a decimal" if desc.full_name == "confluent.type.Decimal" else "a timestamp"
+    is_decimal = desc.full_name == "confluent.type.Decimal"
     if value is None:
         raise RuleError("Rule returned null for field '%s', which is a %s; expected a decimal "
                         "or timestamp" % (fd.full_name, desc.full_name))
     source = getattr(value, "msg", value)
     if isinstance(source, Message) and source.DESCRIPTOR.full_name == desc.full_name:
         return source
-    out = message_factory.GetMessageClass(desc)()
-    try:
-        protobuf_result_writer._set_message(out, fd, value)
-    except ValueError:
+    if not isinstance(value, Decimal if is_decimal else datetime.datetime):
         raise RuleError("Rule returned %s for field '%s', which is a %s; expected %s"
-                        % (type(value).__name__, fd.full_name, desc.full_name, expected))
+                        % (type(value).__name__, fd.full_name, desc.full_name,
+                           "a decimal" if is_decimal else "a timestamp"))
+    # a computed decimal or datetime: only a CEL rule makes one, so its library is there
+    from .rules.cel import protobuf_result_writer
+
+    out = message_factory.GetMessageClass(desc)()
+    protobuf_result_writer._set_message(out, fd, value)
     return out
 
 
