@@ -163,6 +163,13 @@ class Side:
 OURS, THEIRS = Side(True), Side(False)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_tink_kms_clients():
+    """confluent-kafka keeps the first KMS client made for a key URL in Tink's process-wide
+    list, whatever secret later rules name: each test starts without one."""
+    tink._kms_clients.reset_kms_clients()
+
+
 @pytest.fixture
 def gate(schema_registry):
     """The registry with a DEK Registry of its own (a fresh one per test, ``gate.deks``)."""
@@ -431,8 +438,7 @@ def test_wrong_secret_and_missing_driver(kafka_cluster, gate, make_topic):
             OURS.serializer("avro", client, OURS.field_registry()))
     outcomes = {}
     for side in (OURS, THEIRS):
-        # confluent-kafka keeps the first KMS client made for a key URL for the whole process
-        # (in Tink's global list), whatever secret later rules name: start it afresh
+        # confluent-kafka's KMS client of the right secret, made for OURS' reading: forgotten
         tink._kms_clients.reset_kms_clients()
         client = field_client(side, gate, "avro", topic)
         wrong = consume(side, conf, topic, 1, side.deserializer(

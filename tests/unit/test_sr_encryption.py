@@ -13,6 +13,7 @@ pytest.importorskip("tink")
 pytest.importorskip("fastavro")
 
 import confluent_kafka.schema_registry as ck_sr  # noqa: E402
+import tink  # noqa: E402
 from confluent_kafka.schema_registry import avro as ck_avro  # noqa: E402
 from confluent_kafka.schema_registry import rule_registry as ck_rr  # noqa: E402
 from confluent_kafka.schema_registry.rules.encryption import encrypt_executor as ck_ee  # noqa: E402
@@ -73,6 +74,13 @@ class Side:
 
 
 OURS, THEIRS = Side(True), Side(False)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_tink_kms_clients():
+    """confluent-kafka keeps the first KMS client made for a key URL in Tink's process-wide
+    list, whatever secret later rules name: each test starts without one."""
+    tink._kms_clients.reset_kms_clients()
 
 
 def both(scenario):
