@@ -100,7 +100,8 @@ def produce(side, conf, topic, records, value_serializer):
     outcomes, delivered = [], []
     for i, record in enumerate(records):
         try:
-            producer.produce(topic, key="k%d" % i, value=dict(record),
+            value = record if hasattr(record, "DESCRIPTOR") else dict(record)  # Protobuf
+            producer.produce(topic, key="k%d" % i, value=value,
                              headers=[("trace", b"t%d" % i)],
                              on_delivery=lambda err, msg: delivered.append(err))
             outcomes.append(None)
@@ -387,3 +388,56 @@ def test_cel_library_functions_pass_and_fail_a_produce(kafka_cluster, schema_reg
     assert outcomes == [None, refused, refused, refused]
     assert got == [("k0", {"label": "fee: 12.3 at 2024-05-06T07:08:09.250Z",
                            "amount": Decimal("12.34"), "at": at})]
+
+
+def test_cel_library_in_protobuf_rules(kafka_cluster, schema_registry, make_topic):
+    """has() with Protobuf's presence refuses an order with no address (an empty one is
+    there), and a CEL transform's map, built with format(), is written back into the message:
+    the same on confluent-kafka's Protobuf serdes and on ours."""
+    import base64
+
+    from confluent_kafka.schema_registry import protobuf as ck_pb
+
+    from confluent_binding.schema_registry import protobuf
+
+    from tests.support.protobuf_messages import build_messages
+
+    _, order, _ = build_messages()
+    conf = kafka_cluster.client_config()
+    check = "has(message.ship_to) && message.id > 0"
+
+    def text(descriptor):
+        return base64.standard_b64encode(descriptor.file.serialized_pb).decode()
+
+    def scenario(side):
+        topic = make_topic()
+        client = side.client(schema_registry.url)
+        address = side.sr.Schema(text(order.DESCRIPTOR.fields_by_name["ship_to"].message_type),
+                                 "PROTOBUF")
+        client.register_schema("common/address.proto", address)
+        version = client.lookup_schema("common/address.proto", address).version
+        client.register_with_rules(topic + "-value", side.sr.Schema(
+            text(order.DESCRIPTOR), "PROTOBUF",
+            [side.sr.SchemaReference("common/address.proto", "common/address.proto", version)],
+            None, side.rule_set([
+                ("shipped", "CONDITION", "WRITE", "CEL", check),
+                ("stamp", "TRANSFORM", "WRITE", "CEL",
+                 "{'id': message.id, 'ship_to': message.ship_to,"
+                 " 'note': '%s@%s'.format([message.note, message.ship_to.city])}")])))
+        module = protobuf if side.ours else ck_pb
+        ser = module.ProtobufSerializer(order, client, {"auto.register.schemas": False,
+                                                        "use.latest.version": True},
+                                        rule_registry=side.registry())
+        records = [order(id=1, note="a", ship_to={"city": "Oslo"}), order(id=2, note="b"),
+                   order(id=3, note="c", ship_to={}), order(id=0, note="d", ship_to={})]
+        outcomes = produce(side, conf, topic, records, ser)
+        got = consume(side, conf, topic, 2, module.ProtobufDeserializer(
+            order, {}, schema_registry_client=client, rule_registry=side.registry()))
+        return outcomes, [(k, v.id, v.note, v.HasField("ship_to"), v.ship_to.city)
+                          for k, v, _ in got]
+
+    outcomes, got = both(scenario)
+    refused = ("ValueSerializationError", "_VALUE_SERIALIZATION", "SerializationError", "",
+               "RuleConditionError", "Rule expr failed: " + check)
+    assert outcomes == [None, refused, None, refused]
+    assert got == [("k0", 1, "a@Oslo", True, "Oslo"), ("k2", 3, "c@", True, "")]
