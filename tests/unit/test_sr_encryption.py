@@ -342,3 +342,12 @@ def test_payload_and_field_round_trip_in_process():
             ck_executor.client.register_dek("k", dek.subject, dek.encrypted_key_material,
                                             ck_ee.DekAlgorithm(str(dek.algorithm)), dek.version)
     assert ck_de(data, THEIRS.ctx()) == {"name": "ann", "age": 3}
+
+
+@pytest.mark.parametrize("subject", [None, "t-value", ":.ctx:t-value", ":.:t-value", ":.ctx",
+                                     ":.a.b:c:d", ":x:y", ":.", "::", ".ctx:s"])
+def test_kek_context_of_a_subject(subject):
+    """The registry context a KEK is looked up in, from a context-qualified subject."""
+    from confluent_binding.schema_registry.rules.encryption.encrypt_executor import _context_for
+
+    assert _context_for(subject) == ck_ee._context_for(subject)
