@@ -4,6 +4,7 @@
 # coroutine that is AIOProducer.produce.
 
 from cpython.contextvars cimport PyContext_CopyCurrent, PyContext_Enter, PyContext_Exit
+from cpython.exc cimport PyErr_WarnEx
 from cpython.object cimport PyObject
 
 from includes.python cimport cb_send_result, cb_set_am_send
@@ -529,11 +530,11 @@ cdef class _AioProduce:
         yielded[0] = True
         return r
 
-    def __del__(self):
+    def __dealloc__(self):
+        # as Python warns of a coroutine never awaited (in __dealloc__, not __del__: a finaliser
+        # would cost every call, and a recycled object from the freelist would skip it)
         if self.state == CALL_NEW:
-            import warnings
-            warnings.warn("coroutine 'AIOProducer.produce' was never awaited", RuntimeWarning,
-                          stacklevel=1)
+            PyErr_WarnEx(RuntimeWarning, b"coroutine 'AIOProducer.produce' was never awaited", 1)
 
 
 cdef cb_send_result _produce_am_send(PyObject *o, PyObject *arg, PyObject **presult) except -1:
