@@ -276,6 +276,11 @@ class _AdminClientImpl(_Handle):
 
 def libversion() -> Tuple[str, int]: ...
 def _partition(name: str, key: bytes, partition_count: int) -> int: ...
+@final
+class _AioPath:
+    """AIOProducer's compiled produce path (its producer and loop)."""
+    def __new__(cls, producer: Producer, loop: AbstractEventLoop) -> "_AioPath": ...
+
 def _aio_produce(self: Any, topic: str, value: Optional[_Buffer] = None,
                  key: Optional[_Buffer] = None, partition: int = -1,
                  on_delivery: Optional[_DeliveryCallback] = None, timestamp: int = 0,

@@ -425,6 +425,26 @@ cdef enum:
     CALL_NEW = 0        # not awaited yet
     CALL_WAITING = 1    # delegating to the producer's _produce() coroutine
     CALL_DONE = 2
+    CALL_PAUSED = 3     # let the loop run once before enqueueing (see LOOP_TURN)
+    # produce() on the compiled path lets the loop run (a bare yield, as asyncio.sleep(0))
+    # before every LOOP_TURN-th message, so that a task producing in a loop never holds the loop
+    # for long (about half a millisecond): other tasks run, delivery reports are served while
+    # they are few and the futures' done-callbacks run, instead of piling up until flush().
+    LOOP_TURN = 1000
+
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class _AioPath:
+    """AIOProducer's compiled produce path, while it is open: its producer, the loop its
+    futures are on, and how many messages went out since produce() last let the loop run."""
+
+    cdef Producer producer
+    cdef object loop
+    cdef int since_turn
+
+    def __cinit__(self, Producer producer not None, loop not None):
+        self.producer, self.loop = producer, loop
 
 
 @cython.final
@@ -435,8 +455,9 @@ cdef class _AioProduce:
     ``send``, ``throw``, ``close``, ``__await__``; ``asyncio.iscoroutine()`` is true, so
     ``create_task`` runs it). Awaited, it enqueues the message; on the compiled path (no callback
     of the caller's, not a serializing producer, room in librdkafka's queue) it returns the
-    DeliveryFuture at once. Otherwise it runs the producer's ``_produce()`` coroutine, which
-    may wait on the loop, and hands on what that yields and returns."""
+    DeliveryFuture at once (once in LOOP_TURN calls it first lets the loop run). Otherwise it
+    runs the producer's ``_produce()`` coroutine, which may wait on the loop, and hands on what
+    that yields and returns."""
 
     cdef object owner, topic, value, key, partition, on_delivery, timestamp, headers, callback
     cdef object inner           # the _produce() coroutine it delegates to
@@ -492,13 +513,19 @@ cdef class _AioProduce:
         cdef Producer p
         cdef DeliveryFuture fut
         cdef rd_kafka_resp_err_t err
-        cdef tuple fast
-        if self.state == CALL_NEW:
-            self.state = CALL_WAITING
+        cdef _AioPath fast
+        if self.state == CALL_NEW or self.state == CALL_PAUSED:
             fast = self.owner._fast
             if fast is not None and self.on_delivery is None and self.callback is None:
-                p = <Producer>fast[0]
-                fut = _new_future(fast[1])
+                if fast.since_turn >= LOOP_TURN and self.state == CALL_NEW:
+                    fast.since_turn = 0
+                    self.state = CALL_PAUSED
+                    yielded[0] = True
+                    return None
+                self.state = CALL_WAITING
+                fast.since_turn += 1
+                p = fast.producer
+                fut = _new_future(fast.loop)
                 try:
                     err = p._produce(p._topic(self.topic), self.value, self.key, self.partition,
                                      fut, self.timestamp, self.headers)
@@ -510,6 +537,7 @@ cdef class _AioProduce:
                 if err == RD_KAFKA_RESP_ERR_NO_ERROR:
                     self.state = CALL_DONE
                     return fut
+            self.state = CALL_WAITING
             # a callback of the caller's, a serializing producer, a closed producer or a full
             # queue
             self.inner = self.owner._produce(self.topic, self.value, self.key, self.partition,

@@ -3,7 +3,7 @@
 import asyncio
 import functools
 
-from .._core import DeliveryFuture, KafkaError, Producer, _aio_produce
+from .._core import DeliveryFuture, KafkaError, Producer, _aio_produce, _AioPath
 from ..error import KafkaException
 from ._engine import (
     Background,
@@ -66,11 +66,10 @@ class AIOProducer(HandleCalls):
             self._producer.close(0)
             raise
         self._closed = False
-        # produce()'s compiled path, while open: (the producer, the loop its futures are on); the
-        # delivery report resolves the future inside the serving call. A serializing
-        # producer's produce() must run (it serializes).
+        # produce()'s compiled path, while open: the delivery report resolves the future inside
+        # the serving call. A serializing producer's produce() must run (it serializes).
         if self._client_type is Producer:
-            self._fast = (self._producer, self._loop)
+            self._fast = _AioPath(self._producer, self._loop)
 
     # -- the engine: serve what librdkafka signalled --
 

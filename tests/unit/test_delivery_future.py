@@ -271,3 +271,45 @@ def test_produce_returns_a_coroutine(loop):
             await p.close()
 
     loop.run_until_complete(scenario())
+
+
+def test_a_producing_task_lets_the_loop_run(loop):
+    """A task that awaits produce() in a tight loop (every call returns at once) still lets
+    the loop run once per thousand messages: other tasks run meanwhile. A produce() cancelled
+    while it lets the loop run has not enqueued its message."""
+    from confluent_binding.aio import AIOProducer
+
+    async def scenario():
+        p = AIOProducer({"test.mock.num.brokers": 1, "linger.ms": 60000})
+        turns = 0
+        stop = False
+
+        async def ticker():
+            nonlocal turns
+            while not stop:
+                turns += 1
+                await asyncio.sleep(0)
+        t = asyncio.create_task(ticker())
+        await asyncio.sleep(0)
+        try:
+            turns = 0
+            futs = [await p.produce("turns", b"v", partition=0) for _ in range(5000)]
+            assert 4 <= turns <= 5 and len(p) == 5000
+            # the 5001st call lets the loop run first; cancelled there, it enqueues nothing
+            task = asyncio.create_task(p.produce("turns", b"w", partition=0))
+            await asyncio.sleep(0)
+            assert not task.done()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert len(p) == 5000
+            futs.append(await p.produce("turns", b"x", partition=0))
+            assert len(p) == 5001
+            await p.purge()
+            assert all(f.exception().args[0].code() == KafkaError._PURGE_QUEUE for f in futs)
+        finally:
+            stop = True
+            await t
+            await p.close()
+
+    loop.run_until_complete(scenario())
