@@ -544,3 +544,88 @@ def test_cel_field_rules_on_protobuf_fields(kind, expr, record):
     (a oneof member, optional, a message) left alone."""
     ours = field_rule_round(True, kind, expr, RECORDS[record]())
     assert ours == field_rule_round(False, kind, expr, RECORDS[record]())
+
+
+def _checked_class():
+    """A message whose fields carry inline (confluent.field_meta) rules that use the CEL
+    library: a decimal, a timestamp, an optional string, a repeated string and a map."""
+    from confluent_binding.schema_registry.confluent import meta_pb2
+
+    pool = descriptor_pool.DescriptorPool()
+    for module in (descriptor_pb2, meta_pb2, timestamp_pb2, decimal_utils.decimal_pb2):
+        proto = descriptor_pb2.FileDescriptorProto()
+        module.DESCRIPTOR.CopyToProto(proto)
+        pool.Add(proto)
+    F = descriptor_pb2.FieldDescriptorProto
+    proto = descriptor_pb2.FileDescriptorProto(
+        name="checked.proto", package="checked", syntax="proto3",
+        dependency=["confluent/meta.proto", "google/protobuf/timestamp.proto",
+                    "confluent/type/decimal.proto"])
+    message = proto.message_type.add(name="Bill")
+    message.oneof_decl.add(name="_nick")
+    entry = message.nested_type.add(name="LimitsEntry")
+    entry.options.map_entry = True
+    entry.field.add(name="key", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
+    entry.field.add(name="value", number=2, type=F.TYPE_INT32, label=F.LABEL_OPTIONAL)
+    for number, (name, kind, type_name, label, expr) in enumerate([
+            ("amount", F.TYPE_MESSAGE, ".confluent.type.Decimal", F.LABEL_OPTIONAL,
+             "decimals.gt(this, decimal('1')) ? true : 'amount ' + string(this)"),
+            ("at", F.TYPE_MESSAGE, ".google.protobuf.Timestamp", F.LABEL_OPTIONAL,
+             "this > timestamp(1600000000)"),
+            ("nick", F.TYPE_STRING, None, F.LABEL_OPTIONAL, "'%s!'.format([this]).size() > 3"),
+            ("tags", F.TYPE_STRING, None, F.LABEL_REPEATED, "this.size() < 3"),
+            ("limits", F.TYPE_MESSAGE, ".checked.Bill.LimitsEntry", F.LABEL_REPEATED,
+             "this.all(k, k.size() == 1)")], 1):
+        field = message.field.add(name=name, number=number, type=kind, label=label)
+        if type_name:
+            field.type_name = type_name
+        if name == "nick":
+            field.oneof_index, field.proto3_optional = 0, True
+        rule = field.options.Extensions[meta_pb2.field_meta].rules.add()
+        rule.name, rule.expr = name + "_ok", expr
+    rule = message.options.Extensions[meta_pb2.message_meta].rules.add()
+    rule.name, rule.expr = "whole", "has(this.nick) || string(this.amount) != '0'"
+    pool.Add(proto)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("checked.Bill")), proto
+
+
+def test_inline_validation_rules_with_the_cel_library_on_protobuf_fields():
+    """confluent:rules on Protobuf fields see a decimal as a decimal, a timestamp as a
+    timestamp, an unset optional not at all: the same violations on both libraries."""
+    bill, proto = _checked_class()
+    text = base64.standard_b64encode(proto.SerializeToString()).decode()
+
+    def written(ours, record):
+        sr_mod = pb_serde if ours else ck_pb_serde
+        client = (MockSchemaRegistryClient if ours else CkMock)({"url": "mock://"})
+        client.register_schema("t-value", (Schema if ours else CkSchema)(text, "PROTOBUF"))
+        ser = sr_mod.ProtobufSerializer(bill, client, {
+            "auto.register.schemas": False, "use.latest.version": True,
+            "validation.rules.execution": "BEFORE_DOMAIN_RULES"})
+        ctx = (SerializationContext if ours else CkContext)(
+            "t", (MessageField if ours else CkField).VALUE, [])
+        try:
+            return ("ok", ser(record, ctx))
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            return ("error", type(e).__name__, str(e))
+
+    def amount(text):  # the fields of a confluent.type.Decimal (the class is this pool's)
+        m = decimal_utils.to_proto_decimal(decimal.Decimal(text))
+        return {"value": m.value, "precision": m.precision, "scale": m.scale}
+
+    at, old = {"seconds": 1700000000}, {"seconds": 1}
+    records = [
+        lambda: bill(amount=amount("2.50"), at=at, nick="bob", tags=["a"], limits={"x": 1}),
+        lambda: bill(amount=amount("0.50"), at=old, nick="b", tags=["a", "b", "c"],
+                     limits={"xy": 1}),
+        lambda: bill(),
+        lambda: bill(amount=amount("5")),
+    ]
+    outcomes = [written(True, make()) for make in records]
+    assert outcomes == [written(False, make()) for make in records]
+    assert outcomes[0][0] == "ok" and outcomes[3][0] == "ok"  # unset fields are not checked
+    assert outcomes[1][2].startswith("Validation rule failed (5 violations):\n"
+                                     "  - amount: amount_ok: amount 0.50\n"
+                                     "  - at: at_ok: this > timestamp(1600000000)\n")
+    assert outcomes[2][2] == ("Validation rule failed (1 violation):\n  - <root>: whole: "
+                              "has(this.nick) || string(this.amount) != '0'")
