@@ -962,3 +962,24 @@ def test_cel_field_rules_on_avro_logical_types(expr):
     conf = {"auto.register.schemas": False, "use.latest.version": True}
     both(lambda s: avro_round(s, [s.schema(AVRO_KINDS, domain=[
         ("r", "TRANSFORM", "WRITE", "CEL_FIELD", expr)])], [record], ser_conf=conf))
+
+
+def test_json_transform_returning_a_bool():
+    """A CEL transform's result is handed to the serializer as plain values here. confluent-kafka
+    2.16.1 passes cel-python's own (its BoolType is an int), which JSON Schema validation refuses
+    as a boolean, so there a transform computing a bool fails; here the record is written."""
+    schema = json.dumps({"type": "object", "title": "X", "properties": {
+        "ok": {"type": "boolean"}, "n": {"type": "integer"}}})
+
+    def scenario(side):
+        client = side.mock({"url": "mock://"})
+        client.register_schema("t-value", side.schema(schema, "JSON", domain=[
+            ("r", "TRANSFORM", "WRITE", "CEL", "{'ok': message.n > 0, 'n': message.n}")]))
+        ser = side.json.JSONSerializer(schema, client, conf={
+            "auto.register.schemas": False, "use.latest.version": True},
+            rule_registry=side.registry())
+        return outcome(lambda: ser({"ok": False, "n": 3}, side.ctx("t", side.field.VALUE, [])))
+
+    assert scenario(Side(True)) == ("ok", b'\x00\x00\x00\x00\x01{"ok":true,"n":3}')
+    assert scenario(Side(False))[:3] == ("error", "SerializationError",
+                                         "BoolType(True) is not of type 'boolean'")
