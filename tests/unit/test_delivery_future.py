@@ -130,7 +130,9 @@ def test_a_served_batch_runs_its_callbacks_from_one_loop_callback(loop):
     """Delivery reports resolve their futures inside the serving call (a plain Producer with
     librdkafka's mock cluster here); their done-callbacks run afterwards on the loop, all from
     one loop callback, each in its own context; a cancelled future's report is still served."""
-    p = Producer({"test.mock.num.brokers": 1, "linger.ms": 100})
+    # one batch, sent by flush(): with a short linger a slow run sent part of it earlier, and
+    # two served batches are two loop callbacks
+    p = Producer({"test.mock.num.brokers": 1, "linger.ms": 60000})
     futs = []
     calls = []
     for i in range(100):
