@@ -522,21 +522,16 @@ cdef class _AioProduce:
                     self.state = CALL_PAUSED
                     yielded[0] = True
                     return None
-                self.state = CALL_WAITING
+                self.state = CALL_DONE      # (also when this raises: bad input)
                 fast.since_turn += 1
                 p = fast.producer
                 fut = _new_future(fast.loop)
-                try:
-                    err = p._produce(p._topic(self.topic), self.value, self.key, self.partition,
-                                     fut, self.timestamp, self.headers)
-                    if err != RD_KAFKA_RESP_ERR__QUEUE_FULL and err != RD_KAFKA_RESP_ERR_NO_ERROR:
-                        _raise_produce_error(err)
-                except BaseException:
-                    self._finish()
-                    raise
+                err = p._produce(p._topic(self.topic), self.value, self.key, self.partition, fut,
+                                 self.timestamp, self.headers)
                 if err == RD_KAFKA_RESP_ERR_NO_ERROR:
-                    self.state = CALL_DONE
                     return fut
+                if err != RD_KAFKA_RESP_ERR__QUEUE_FULL:
+                    _raise_produce_error(err)
             self.state = CALL_WAITING
             # a callback of the caller's, a serializing producer, a closed producer or a full
             # queue
