@@ -7,7 +7,7 @@ from cpython.contextvars cimport PyContext_CopyCurrent, PyContext_Enter, PyConte
 from cpython.exc cimport PyErr_WarnEx
 from cpython.object cimport PyObject
 
-from includes.python cimport cb_send_result, cb_set_am_send
+from includes.python cimport CO_COROUTINE, PyCodeObject, cb_send_result, cb_set_am_send
 
 cdef enum:
     FUT_PENDING = 0
@@ -419,6 +419,12 @@ def _aio_produce(self, topic, value=None, key=None, partition=-1, on_delivery=No
     c.owner, c.topic, c.value, c.key, c.partition = self, topic, value, key, partition
     c.on_delivery, c.timestamp, c.headers, c.callback = on_delivery, timestamp, headers, callback
     return c
+
+
+# produce is a coroutine function to introspection, as confluent-kafka's (and as it was when it
+# was an ``async def``): inspect/asyncio.iscoroutinefunction() read the CO_COROUTINE flag of its
+# code object, which only describes the compiled function (nothing executes it).
+(<PyCodeObject *>_aio_produce.__code__).co_flags |= CO_COROUTINE
 
 
 cdef enum:

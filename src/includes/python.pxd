@@ -5,6 +5,10 @@ from cpython.object cimport PyObject
 cdef extern from "Python.h":
     const char *PyUnicode_AsUTF8AndSize(object s, Py_ssize_t *size) except NULL
 
+    ctypedef struct PyCodeObject:
+        int co_flags
+    enum: CO_COROUTINE
+
 
 # am_send (Python 3.10+): an awaitable's iterator that answers ``await`` in C, without raising
 # StopIteration or allocating a generator (asyncio's own future iterator does the same). The

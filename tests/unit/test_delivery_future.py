@@ -5,6 +5,8 @@ the call that resolves the future, and those of one served batch run from one lo
 import asyncio
 import contextvars
 import gc
+import inspect
+import sys
 import weakref
 
 import pytest
@@ -244,6 +246,9 @@ def test_produce_returns_a_coroutine(loop):
     async def scenario():
         p = AIOProducer({"test.mock.num.brokers": 1, "linger.ms": 1})
         try:
+            if sys.version_info >= (3, 11):     # (before, inspect takes only Python functions)
+                assert inspect.iscoroutinefunction(AIOProducer.produce)  # as confluent-kafka's
+                assert asyncio.iscoroutinefunction(p.produce)
             c = p.produce("coro", b"v", partition=0)
             assert asyncio.iscoroutine(c) and len(p) == 0
             fut = await c
