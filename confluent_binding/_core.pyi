@@ -6,7 +6,6 @@ from asyncio import AbstractEventLoop
 from typing import (
     Any,
     Callable,
-    Coroutine,
     Dict,
     Generator,
     List,
@@ -281,9 +280,8 @@ class _AioPath:
     """AIOProducer's compiled produce path (its producer and loop)."""
     def __new__(cls, producer: Producer, loop: AbstractEventLoop) -> "_AioPath": ...
 
-def _aio_produce(self: Any, topic: str, value: Optional[_Buffer] = None,
-                 key: Optional[_Buffer] = None, partition: int = -1,
-                 on_delivery: Optional[_DeliveryCallback] = None, timestamp: int = 0,
-                 headers: Optional[_Headers] = None,
-                 callback: Optional[_DeliveryCallback] = None
-                 ) -> Coroutine[Any, Any, DeliveryFuture]: ...
+async def _aio_produce(self: Any, topic: str, value: Optional[_Buffer] = None,
+                       key: Optional[_Buffer] = None, partition: int = -1,
+                       on_delivery: Optional[_DeliveryCallback] = None, timestamp: int = 0,
+                       headers: Optional[_Headers] = None,
+                       callback: Optional[_DeliveryCallback] = None) -> DeliveryFuture: ...
