@@ -9,6 +9,10 @@ from cpython.object cimport PyObject
 
 from includes.python cimport CO_COROUTINE, PyCodeObject, cb_send_result, cb_set_am_send
 
+import sys
+
+cdef bint _STOP_ITERATION_REFUSED = sys.version_info < (3, 13)
+
 cdef enum:
     FUT_PENDING = 0
     FUT_CANCELLED = 1
@@ -159,8 +163,14 @@ cdef class DeliveryFuture:
         if isinstance(exception, type):
             exception = exception()
         if isinstance(exception, StopIteration):
-            raise TypeError("StopIteration interacts badly with generators and cannot be "
-                            "raised into a Future")
+            # as asyncio's Future on this Python: refused up to 3.12, stored as the
+            # RuntimeError it causes from 3.13
+            message = ("StopIteration interacts badly with generators and cannot be "
+                       "raised into a Future")
+            if _STOP_ITERATION_REFUSED:
+                raise TypeError(message)
+            stop, exception = exception, RuntimeError(message)
+            exception.__cause__ = stop
         if not isinstance(exception, BaseException):
             raise TypeError("exception must be an exception, not %s" % type(exception).__name__)
         self.exc = exception

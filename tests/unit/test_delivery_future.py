@@ -61,8 +61,15 @@ def test_same_behaviour_as_asyncio_future(loop, kind):
     with pytest.raises(ValueError):
         failed.result()
     assert isinstance(failed.exception(), ValueError)
-    with pytest.raises(TypeError, match="StopIteration"):
-        make().set_exception(StopIteration())
+    if sys.version_info < (3, 13):
+        with pytest.raises(TypeError, match="StopIteration"):
+            make().set_exception(StopIteration())
+    else:                                              # stored as the RuntimeError it causes
+        stopped = make()
+        stopped.set_exception(StopIteration(1))
+        exc = stopped.exception()
+        assert type(exc) is RuntimeError and "StopIteration" in str(exc)
+        assert type(exc.__cause__) is StopIteration and exc.__cause__.args == (1,)
 
     cancelled = make()
     seen = []
