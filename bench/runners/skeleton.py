@@ -275,19 +275,31 @@ def _check_awaited(run: Run, d: Deliveries, left: int) -> None:
         )
 
 
+async def _produce_windowed(client: Client, run: Run, shape) -> None:
+    """AP2, AT2: ``shape(send, topic, value, deliveries)`` gives the ``start``/``settle`` pair
+    that :func:`_windowed` runs; then flush, and check every delivery."""
+    a = run.args
+    p = await client.producer(run)
+    d = Deliveries(a.count)
+    try:
+        start, settle = shape(client.send(p), a.topic, payload(a.size), d)
+        sent = await _windowed(run, a.count, start, settle)
+        left = await client.flush(p, None)
+        run.stop(sent, sent * a.size)
+        _check_awaited(run, d, left)
+    finally:
+        await client.close_producer(p)
+    run.finish(delivered_ok=d.ok, delivery_errors=d.err)
+
+
 async def produce_awaited(client: Client, run: Run) -> None:
     """AP2 (asyncio clients): await each delivery, in batches, as a service would without a task
     per message: ``fut = await send(topic, value, partition=0)`` for CHUNK messages, up to WINDOW
     such batches in flight; when the window is full the oldest batch's futures are awaited one
     by one (``await fut``), each result checked (so the run measures the client, not one linger
     + round trip per batch)."""
-    a = run.args
-    p = await client.producer(run)
-    d = Deliveries(a.count)
-    try:
-        value, topic, n = payload(a.size), a.topic, a.count
-        send = client.send(p)
 
+    def shape(send, topic, value, d):
         async def settle(batch) -> None:
             for fut in batch:
                 try:
@@ -307,13 +319,9 @@ async def produce_awaited(client: Client, run: Run) -> None:
                 add(await send(topic, value, partition=0))
             return batch
 
-        sent = await _windowed(run, n, start, settle)
-        left = await client.flush(p, None)
-        run.stop(sent, sent * a.size)
-        _check_awaited(run, d, left)
-    finally:
-        await client.close_producer(p)
-    run.finish(delivered_ok=d.ok, delivery_errors=d.err)
+        return start, settle
+
+    await _produce_windowed(client, run, shape)
 
 
 async def produce_tasks(client: Client, run: Run) -> None:
@@ -321,12 +329,8 @@ async def produce_tasks(client: Client, run: Run) -> None:
     handling requests would: ``fut = await send(topic, value, partition=0)``, then ``await fut``.
     Tasks start in batches of CHUNK; up to WINDOW batches are in flight, then the oldest batch
     is awaited (so the run measures the client, not one linger + round trip per batch)."""
-    a = run.args
-    p = await client.producer(run)
-    d = Deliveries(a.count)
-    try:
-        value, topic, n = payload(a.size), a.topic, a.count
-        send = client.send(p)
+
+    def shape(send, topic, value, d):
         gather = asyncio.gather
 
         async def one():
@@ -343,13 +347,9 @@ async def produce_tasks(client: Client, run: Run) -> None:
                 else:
                     d.ok += 1
 
-        sent = await _windowed(run, n, start, settle)
-        left = await client.flush(p, None)
-        run.stop(sent, sent * a.size)
-        _check_awaited(run, d, left)
-    finally:
-        await client.close_producer(p)
-    run.finish(delivered_ok=d.ok, delivery_errors=d.err)
+        return start, settle
+
+    await _produce_windowed(client, run, shape)
 
 
 # ---------------------------------------------------------------------------------------------
