@@ -150,24 +150,29 @@ async def test_close_wakes_waiting_tasks_with_an_error(kafka_cluster, make_topic
         await producer.produce(topic, b"late")
 
 
+def ticking():
+    """A task counting 10 ms ticks of the running loop: (the task, [ticks so far])."""
+    ticks = [0]
+
+    async def ticker():
+        while True:
+            await asyncio.sleep(0.01)
+            ticks[0] += 1
+
+    return asyncio.ensure_future(ticker()), ticks
+
+
 async def test_poll_timeout_is_a_loop_timer(kafka_cluster, make_topic):
     topic = make_topic(partitions=1)
     consumer = AIOConsumer(consumer_conf(kafka_cluster))
     await consumer.subscribe([topic])
-    ticks = 0
-
-    async def ticker():
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.01)
-            ticks += 1
-    t = asyncio.ensure_future(ticker())
+    t, ticks = ticking()
     start = time.monotonic()
     assert await consumer.poll(0.5) is None
     elapsed = time.monotonic() - start
     t.cancel()
     assert 0.45 <= elapsed < 5
-    assert ticks >= 10          # the loop kept running while poll waited
+    assert ticks[0] >= 10       # the loop kept running while poll waited
     await consumer.close()
 
 
@@ -357,15 +362,7 @@ async def test_metadata_waits_do_not_block_the_loop(kind):
     conf = unreachable()
     client = AIOProducer(conf) if kind == "producer" else AIOConsumer(dict(conf, **{
         "group.id": "g"}))
-    ticks = 0
-
-    async def ticker():
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.01)
-            ticks += 1
-
-    t = asyncio.ensure_future(ticker())
+    t, ticks = ticking()
     try:
         with pytest.raises(kafka.KafkaException) as info:
             await client.list_topics(timeout=1.0)
@@ -374,7 +371,7 @@ async def test_metadata_waits_do_not_block_the_loop(kind):
         with pytest.raises(kafka.KafkaException) as info:
             await client.cluster_id(1.0)
         assert info.value.args[0].code() == kafka.KafkaError._TIMED_OUT
-        assert ticks >= 50, ticks      # about 200 in the 2 s the two waits took
+        assert ticks[0] >= 50, ticks   # about 200 in the 2 s the two waits took
     finally:
         t.cancel()
         await client.close()
