@@ -146,6 +146,11 @@ class AIOProducer(HandleCalls):
         return len(self._producer)
 
     async def purge(self, in_queue=True, in_flight=True, blocking=True):
+        """Purge queued and/or in-flight messages; their futures fail with ``_PURGE_QUEUE`` or
+        ``_PURGE_INFLIGHT`` as the loop serves their reports (``await flush()`` waits for
+        them). The loop is never blocked: librdkafka's broker threads purge their own queues
+        after this returns, whatever ``blocking`` says (a broker thread may be busy, e.g.
+        resolving a host name, for seconds)."""
         self._check_open()
         self._producer.purge(in_queue, in_flight, False)
         self._serve()

@@ -165,6 +165,33 @@ def test_a_served_batch_runs_its_callbacks_from_one_loop_callback(loop):
     p.close()
 
 
+def test_a_delivered_message_is_the_same_as_a_delivery_callbacks(loop):
+    """The future's Message (made when its result is first read) describes the delivery as the
+    synchronous on_delivery callback's Message does; every read returns that one object."""
+    p = Producer({"test.mock.num.brokers": 1, "linger.ms": 60000})
+    reported = []
+    p.produce("same", b"v1", key=b"k1", partition=0, timestamp=1700000000123,
+              on_delivery=lambda err, m: reported.append(m))
+    f = p._produce_delivery("same", b"v1", b"k1", 0, 1700000000123, None, loop)
+    g = p._produce_delivery("same", None, None, 0, 0, None, loop)
+    assert p.flush(10) == 0
+    (want,) = reported
+    got = f.result()
+    assert got is f.result() and got is f._result and "result=%r" % (got,) in repr(f)
+    assert not gc.is_tracked(got)
+
+    def fields(m):
+        return (m.topic(), m.partition(), m.key(), m.value(), m.headers(), m.error(),
+                m.timestamp(), m.leader_epoch(), len(m))
+    assert fields(got) == fields(want)
+    assert (want.offset(), got.offset()) == (0, 1)
+    assert got.latency() >= 0 and want.latency() >= 0
+    empty = g.result()
+    assert (empty.value(), empty.key(), empty.offset()) == (None, None, 2)
+    assert empty.timestamp()[1] > 0
+    p.close()
+
+
 def test_a_failed_delivery_and_its_exception(loop):
     p = Producer({"test.mock.num.brokers": 1, "linger.ms": 60000})
     f = p._produce_delivery("failed", b"x", None, 0, 0, None, loop)
@@ -175,6 +202,55 @@ def test_a_failed_delivery_and_its_exception(loop):
     assert gc.is_tracked(f)
     with pytest.raises(KafkaException):
         f.result()
+    p.close()
+
+
+
+
+@pytest.mark.parametrize("kind", ["asyncio", "delivery", "failed delivery"])
+def test_an_exception_nobody_retrieved_is_reported_when_the_future_is_freed(loop, kind):
+    """As asyncio's Future: a future whose exception was never retrieved reports it to the
+    loop's exception handler when it is freed (for ours, by the cycle collector); one whose
+    exception was retrieved, by result() or exception(), reports nothing."""
+    handled = []
+    loop.set_exception_handler(lambda _l, ctx: handled.append(ctx))
+    p = Producer({"test.mock.num.brokers": 1, "linger.ms": 60000})
+
+    def failed():
+        if kind == "failed delivery":
+            f = p._produce_delivery("failed", b"x", None, 0, 0, None, loop)
+            p.purge()
+            assert p.flush(10) == 0
+            return f, f._exception                # read without retrieving it
+        f = loop.create_future() if kind == "asyncio" else DeliveryFuture(loop=loop)
+        exc = KafkaException(KafkaError(KafkaError._PURGE_QUEUE))
+        f.set_exception(exc)
+        return f, exc
+
+    for retrieve in (lambda f: f.exception(), lambda f: pytest.raises(KafkaException, f.result)):
+        f, exc = failed()
+        assert f._log_traceback
+        retrieve(f)
+        assert not f._log_traceback
+        ref = weakref.ref(f)
+        del f, exc
+        gc.collect()
+        assert ref() is None
+    turn(loop)
+    assert handled == []
+
+    f, exc = failed()
+    ident, expected = id(f), repr(f)
+    del f
+    gc.collect()
+    assert len(handled) == 1
+    ctx = handled.pop()
+    assert ctx["message"].endswith("exception was never retrieved")
+    assert ctx["exception"] is exc
+    assert id(ctx["future"]) == ident and repr(ctx["future"]) == expected
+    del ctx
+    gc.collect()
+    assert handled == []
     p.close()
 
 
@@ -322,6 +398,8 @@ def test_a_producing_task_lets_the_loop_run(loop):
             futs.append(await p.produce("turns", b"x", partition=0))
             assert len(p) == 5001
             await p.purge()
+            # the broker thread purges the messages it holds after purge() returned
+            assert await p.flush(10) == 0
             assert all(f.exception().args[0].code() == KafkaError._PURGE_QUEUE for f in futs)
         finally:
             stop = True
