@@ -56,6 +56,16 @@ cdef class Message:
     cdef int16_t _delivery_count    # share consumers: times delivered; -1 when not known
 
 
+# A message's numeric fields, copied from librdkafka's (types.pyx: _fields_from_c).
+ctypedef struct _MsgFields:
+    int32_t partition
+    int32_t leader_epoch
+    int tstype
+    int64_t offset
+    int64_t timestamp
+    int64_t latency_us
+
+
 @cython.final
 cdef class _TopicNames:
     cdef bytes _last_c
@@ -194,19 +204,25 @@ cdef class Producer(_Handle):
 cdef class DeliveryFuture:
     cdef object loop
     cdef int state                  # FUT_PENDING, FUT_CANCELLED or FUT_FINISHED
-    cdef object value               # the delivered Message
+    cdef object value               # the delivered Message (made on first read: see dr_*)
     cdef object exc                 # or the exception it failed with
     cdef object cb0                 # the first done-callback and its context, then the others:
     cdef object ctx0                # a list of (callback, context), in the order they came
     cdef list more
     cdef object cancel_msg
-    cdef bint log_tb                # an exception nobody retrieved (reported when freed)
+    cdef object unretrieved         # an _Unretrieved while its exception is not retrieved
     cdef public bint _asyncio_future_blocking
     cdef object __weakref__
+    # A delivery report resolves the future with these copies; the Message is made from them
+    # when the result is first read (value is None until then)
+    cdef bint dr_pending
+    cdef object dr_topic, dr_value, dr_key
+    cdef _MsgFields dr
 
     cdef list _pending_callbacks(self)
     cdef int _check_pending(self) except -1
     cdef object _outcome(self)
+    cdef object _result_value(self)
 
 
 # -- consumer.pyx --

@@ -36,6 +36,7 @@ cdef tuple _STATES = ("PENDING", "CANCELLED", "FINISHED")
 
 
 @cython.final
+@cython.freelist(1024)
 @cython.auto_pickle(False)
 cdef class DeliveryFuture:
     """The future ``await AIOProducer.produce(...)`` returns: its result is the delivered
@@ -80,9 +81,19 @@ cdef class DeliveryFuture:
         """The result of a done future (raises its exception, or CancelledError)."""
         if self.state == FUT_CANCELLED:
             raise self._make_cancelled_error()
-        self.log_tb = False
         if self.exc is not None:
+            self.unretrieved = None
             raise self.exc
+        return self._result_value()
+
+    cdef object _result_value(self):
+        """The result; a delivered Message is made from its report's copies when first read
+        (a served batch of reports then allocates no Message: each is made when its future is
+        awaited, and most are freed soon after)."""
+        if self.dr_pending:
+            self.dr_pending = False
+            self.value = _message_of(self.dr_topic, self.dr_value, self.dr_key, &self.dr)
+            self.dr_topic = self.dr_value = self.dr_key = None
         return self.value
 
     def exception(self):
@@ -91,7 +102,7 @@ cdef class DeliveryFuture:
         if self.state == FUT_PENDING:
             _asyncio_types()
             raise _InvalidStateError("Exception is not set.")
-        self.log_tb = False
+        self.unretrieved = None
         return self.exc
 
     def _make_cancelled_error(self):
@@ -175,7 +186,7 @@ cdef class DeliveryFuture:
             raise TypeError("exception must be an exception, not %s" % type(exception).__name__)
         self.exc = exception
         self.state = FUT_FINISHED
-        self.log_tb = True
+        self.unretrieved = _Unretrieved(self)
         _fut_join(self)
         _fut_dispatch_one(self)
 
@@ -229,35 +240,51 @@ cdef class DeliveryFuture:
 
     @property
     def _result(self):
-        return self.value
+        return self._result_value()
 
     @property
     def _log_traceback(self):
-        return self.log_tb
+        return self.unretrieved is not None
 
     @_log_traceback.setter
     def _log_traceback(self, value):
         if value:
             raise ValueError("_log_traceback can only be set to False")
-        self.log_tb = False
+        self.unretrieved = None
 
     _source_traceback = None
 
     def __repr__(self):
         if self.state == FUT_FINISHED:
             what = ("exception=%r" % (self.exc,) if self.exc is not None
-                    else "result=%r" % (self.value,))
+                    else "result=%r" % (self._result_value(),))
             return "<DeliveryFuture finished %s>" % what
         return "<DeliveryFuture %s>" % _STATES[self.state].lower()
 
     def __dealloc__(self):
         _ctx_out(self.ctx0)
 
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class _Unretrieved:
+    """Reports the exception of a DeliveryFuture that nobody retrieved, as asyncio does, when
+    the future is freed. The future holds it only while its exception is unretrieved, and it
+    holds the future: the cycle collector frees the pair and runs this finaliser, which can then
+    name the future to the loop's exception handler. (A finaliser on DeliveryFuture itself would
+    cost every delivered future, and be skipped for one reused from the type's freelist.)"""
+    cdef DeliveryFuture fut
+
+    def __cinit__(self, DeliveryFuture fut):
+        self.fut = fut
+
     def __del__(self):
-        if self.log_tb and self.exc is not None and self.loop is not None:
-            self.loop.call_exception_handler({
+        cdef DeliveryFuture f = self.fut
+        if f is not None and f.unretrieved is self and f.loop is not None:
+            f.unretrieved = None
+            f.loop.call_exception_handler({
                 "message": "DeliveryFuture exception was never retrieved",
-                "exception": self.exc, "future": self})
+                "exception": f.exc, "future": f})
 
 
 cdef cb_send_result _fut_am_send(PyObject *o, PyObject *arg, PyObject **presult) except -1:
@@ -311,17 +338,22 @@ cdef inline void _fut_join(DeliveryFuture f) noexcept:
     _gc_track(f)
 
 
-cdef int _fut_deliver(DeliveryFuture f, Message m) except -1:
+cdef int _fut_deliver(DeliveryFuture f, const rd_kafka_message_t *rkm,
+                      _TopicNames names) except -1:
     """Resolve ``f`` with its delivery report (if its awaiting task has not given up on it);
     1 when it has done-callbacks to run."""
     if f.state != FUT_PENDING:
         return 0
     f.state = FUT_FINISHED
-    if m._error is None:
-        f.value = m
+    if rkm.err == RD_KAFKA_RESP_ERR_NO_ERROR:
+        f.dr_topic = names.get(rkm.rkt) if rkm.rkt != NULL else None
+        f.dr_value = _payload(rkm.payload, rkm.len)
+        f.dr_key = _payload(rkm.key, rkm.key_len)
+        _fields_from_c(&f.dr, rkm, True)
+        f.dr_pending = True
     else:
-        f.exc = KafkaException(m._error)
-        f.log_tb = True
+        f.exc = KafkaException(_kafka_error(rkm.err))
+        f.unretrieved = _Unretrieved(f)
         _fut_join(f)
     return f.cb0 is not None or f.more is not None
 

@@ -317,7 +317,7 @@ cdef class Producer(_Handle):
                     if type(cb) is DeliveryFuture:
                         # no Python runs: resolved now, its callbacks scheduled below
                         if (<DeliveryFuture>cb).state == FUT_PENDING and _fut_deliver(
-                                cb, _message_from_c(rkm, self._names, True)):
+                                cb, rkm, self._names):
                             if ready is None:
                                 ready = []
                             ready.append(cb)

@@ -107,7 +107,7 @@ cdef inline int32_t _as_int32(object value) except? -1:
     return _as_c_int(value, -2147483648, 2147483647, "integer")
 
 
-@cython.freelist(64)
+@cython.freelist(1024)
 cdef class Message:
     """A Kafka message: what a consumer receives and what a delivery report describes. Holds
     copies of the topic, key, value and headers; it owns no librdkafka memory. Constructed from
@@ -288,39 +288,54 @@ cdef list _headers_from_c(const rd_kafka_message_t *rkm):
     return out
 
 
-cdef Message _message_from_c(const rd_kafka_message_t *rkm, _TopicNames names, bint producer):
-    """Copy a librdkafka message into a new Message (the caller still owns rkm)."""
-    cdef Message m = Message.__new__(Message)
+cdef inline object _payload(const void *data, size_t size):
+    return None if data == NULL else PyBytes_FromStringAndSize(<const char *>data, size)
+
+
+cdef void _fields_from_c(_MsgFields *f, const rd_kafka_message_t *rkm, bint producer) noexcept:
+    """The numeric fields of a (data, not error event) librdkafka message."""
     cdef rd_kafka_timestamp_type_t tstype
+    f.partition, f.offset = rkm.partition, rkm.offset
+    f.timestamp = rd_kafka_message_timestamp(rkm, &tstype)
+    f.tstype = tstype
+    f.leader_epoch = rd_kafka_message_leader_epoch(rkm)
+    # a delivery report has a latency; a received message has none
+    f.latency_us = rd_kafka_message_latency(rkm) if producer else -1
+
+
+cdef Message _message_of(object topic, object value, object key, const _MsgFields *f):
+    """A new Message of these parts: no error, no headers."""
+    cdef Message m = Message.__new__(Message)
     # It refers only to new str/bytes/KafkaError/list-of-tuples objects, none of which can lead
     # back to it: no cycle is possible, so the cycle collector need not look at it (the many
     # delivered Messages held by asyncio futures until their callbacks run would otherwise make
     # it walk them again and again). set_*() and headers() put it back under the collector.
     PyObject_GC_UnTrack(m)
-    m._topic = names.get(rkm.rkt) if rkm.rkt != NULL else None
-    m._partition = rkm.partition
-    m._offset = rkm.offset
+    m._topic, m._value, m._key = topic, value, key
+    m._partition, m._offset, m._leader_epoch = f.partition, f.offset, f.leader_epoch
+    m._tstype, m._timestamp, m._latency_us = f.tstype, f.timestamp, f.latency_us
+    m._delivery_count = -1
+    return m
+
+
+cdef Message _message_from_c(const rd_kafka_message_t *rkm, _TopicNames names, bint producer):
+    """Copy a librdkafka message into a new Message (the caller still owns rkm)."""
+    cdef _MsgFields f
+    cdef Message m
+    topic = names.get(rkm.rkt) if rkm.rkt != NULL else None
     if rkm.err and not producer:
         # A consumer event: payload holds the error string, not data.
+        f.partition, f.offset, f.leader_epoch = rkm.partition, rkm.offset, _NO_EPOCH
+        f.tstype, f.timestamp, f.latency_us = 0, 0, -1
+        m = _message_of(topic, None, None, &f)
         m._error = KafkaError(<int>rkm.err, _cstr(rd_kafka_message_errstr(rkm)))
-        m._tstype, m._timestamp, m._latency_us, m._leader_epoch = 0, 0, -1, _NO_EPOCH
-        m._delivery_count = -1
         return m
+    _fields_from_c(&f, rkm, producer)
+    m = _message_of(topic, _payload(rkm.payload, rkm.len), _payload(rkm.key, rkm.key_len), &f)
     if rkm.err:
         m._error = _kafka_error(rkm.err)
-    if rkm.payload != NULL:
-        m._value = PyBytes_FromStringAndSize(<const char *>rkm.payload, rkm.len)
-    if rkm.key != NULL:
-        m._key = PyBytes_FromStringAndSize(<const char *>rkm.key, rkm.key_len)
-    m._timestamp = rd_kafka_message_timestamp(rkm, &tstype)
-    m._tstype = tstype
-    m._leader_epoch = rd_kafka_message_leader_epoch(rkm)
-    m._delivery_count = -1
-    if producer:
-        # a delivery report describes the message without its headers, as confluent-kafka's
-        m._latency_us = rd_kafka_message_latency(rkm)
-    else:
-        m._latency_us = -1
+    if not producer:
+        # (a delivery report describes the message without its headers, as confluent-kafka's)
         m._headers = _headers_from_c(rkm)
     return m
 
