@@ -6,7 +6,7 @@ process, and how often the loop was woken to serve delivery reports.
     python bench/aio_profile.py --shape P2  ...
 
 AP2 is the benchmark's shape (bench/runners/skeleton.py ``produce_awaited``): ``fut = await
-produce(topic, value, partition=0)`` for batches of 1000, up to 10 batches in flight, the oldest
+produce(topic, value, partition=0)`` for batches of 1000, up to 100 batches in flight, the oldest
 batch's futures awaited one by one. P2 is the synchronous client's: ``produce(...,
 on_delivery=cb)``, ``poll(0)`` every 1000, ``flush()``. Same settings as the benchmark
 (harness/settings.py); a fresh one-partition topic per run. Under ``perf record -g`` (pinned:
@@ -37,7 +37,7 @@ from confluent_binding import Producer  # noqa: E402
 from confluent_binding.admin import AdminClient, NewTopic  # noqa: E402
 from confluent_binding.aio import AIOProducer  # noqa: E402
 
-CHUNK, WINDOW = 1000, 10
+CHUNK = 1000
 
 
 def _cpu() -> float:
@@ -77,7 +77,7 @@ def p2(conf, topic, n):
     p.close()
 
 
-async def ap2(conf, topic, n):
+async def ap2(conf, topic, n, window):
     p = AIOProducer(conf)
     send, value = p.produce, b"x" * 100
     wakeups = [0]
@@ -92,7 +92,7 @@ async def ap2(conf, topic, n):
     clock = Clock()
     for _ in range(n // CHUNK):
         in_flight.append([await send(topic, value, partition=0) for _ in range(CHUNK)])
-        if len(in_flight) >= WINDOW:
+        if len(in_flight) >= window:
             for fut in in_flight.popleft():
                 ok += (await fut) is not None
     while in_flight:
@@ -109,6 +109,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--shape", choices=("AP2", "P2"), required=True)
     ap.add_argument("--count", type=int, default=1_000_000)
+    ap.add_argument("--window", type=int, default=settings.AP2_WINDOW,
+                    help="AP2: batches of %d in flight" % CHUNK)
     ap.add_argument("--bootstrap", help="a running broker (default: start one)")
     args = ap.parse_args()
     with broker(args.bootstrap, prefix="bench-aio-profile-") as (bootstrap, _cluster):
@@ -122,7 +124,7 @@ def main():
             if args.shape == "P2":
                 p2(conf, topic, args.count)
             else:
-                asyncio.run(ap2(conf, topic, args.count))
+                asyncio.run(ap2(conf, topic, args.count, args.window))
         finally:
             for f in admin.delete_topics([topic]).values():
                 f.result()

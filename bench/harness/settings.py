@@ -34,6 +34,14 @@ CONSUMER = {
 
 CHUNK = 1000  # produces between poll(0) calls; consumer checkpoint interval
 BATCH = 1000  # batch size of the batch consume workloads
+# The asyncio produce workloads: batches of CHUNK in flight at once, for every client alike. A
+# window must hold well more than one linger (5 ms) plus a round trip at the client's rate, or the
+# run measures that wait rather than the client. AP2: 100 batches, 100,000 messages (a tenth of
+# the local queue the synchronous P2 may fill); at 1M msgs/s 10 batches were 10 ms, and the
+# fastest client idled a quarter of the run waiting for its oldest batch. AT2: 10 batches; a task
+# per message runs below 0.2M msgs/s, where 10 batches are more than 50 ms of work.
+AP2_WINDOW = 100
+AT2_WINDOW = 10
 ARROW_BATCH = 10000  # rows per Consumer.consume_arrow() call (C3; the C tool's -B in its C3 run)
 
 # The environment variable through which the orchestrator passes --fetch-queue-backoff-ms.

@@ -25,7 +25,7 @@ import collections
 import time
 from operator import attrgetter, methodcaller
 
-from harness.settings import BATCH, CHUNK
+from harness.settings import AP2_WINDOW, AT2_WINDOW, BATCH, CHUNK
 
 from runners.protocol import (
     FIRST_MESSAGE_TIMEOUT,
@@ -239,13 +239,10 @@ async def produce(client: Client, run: Run, with_callback: bool) -> None:
     )
 
 
-WINDOW = 10  # AP2, AT2: batches in flight at once
-
-
-async def _windowed(run: Run, n: int, start, settle) -> int:
-    """AP2, AT2: ``await start(k)`` makes a batch of k <= CHUNK messages in flight; with WINDOW
-    batches in flight the oldest is ``await settle(batch)``-d; at the end all are. Returns how
-    many were sent."""
+async def _windowed(run: Run, n: int, start, settle, window: int) -> int:
+    """AP2, AT2: ``await start(k)`` makes a batch of k <= CHUNK messages in flight; with
+    ``window`` batches in flight the oldest is ``await settle(batch)``-d; at the end all are.
+    Returns how many were sent."""
     in_flight = collections.deque()
     rss_every = run.args.rss_every
     sent = 0
@@ -254,7 +251,7 @@ async def _windowed(run: Run, n: int, start, settle) -> int:
         k = CHUNK if n - sent >= CHUNK else n - sent
         in_flight.append(await start(k))
         sent += k
-        if len(in_flight) >= WINDOW:
+        if len(in_flight) >= window:
             await settle(in_flight.popleft())
         if sent % rss_every == 0:
             run.sample(sent)
@@ -275,15 +272,16 @@ def _check_awaited(run: Run, d: Deliveries, left: int) -> None:
         )
 
 
-async def _produce_windowed(client: Client, run: Run, shape) -> None:
+async def _produce_windowed(client: Client, run: Run, shape, window: int) -> None:
     """AP2, AT2: ``shape(send, topic, value, deliveries)`` gives the ``start``/``settle`` pair
-    that :func:`_windowed` runs; then flush, and check every delivery."""
+    that :func:`_windowed` runs with ``window`` batches in flight; then flush, and check every
+    delivery."""
     a = run.args
     p = await client.producer(run)
     d = Deliveries(a.count)
     try:
         start, settle = shape(client.send(p), a.topic, payload(a.size), d)
-        sent = await _windowed(run, a.count, start, settle)
+        sent = await _windowed(run, a.count, start, settle, window)
         left = await client.flush(p, None)
         run.stop(sent, sent * a.size)
         _check_awaited(run, d, left)
@@ -294,10 +292,10 @@ async def _produce_windowed(client: Client, run: Run, shape) -> None:
 
 async def produce_awaited(client: Client, run: Run) -> None:
     """AP2 (asyncio clients): await each delivery, in batches, as a service would without a task
-    per message: ``fut = await send(topic, value, partition=0)`` for CHUNK messages, up to WINDOW
-    such batches in flight; when the window is full the oldest batch's futures are awaited one
-    by one (``await fut``), each result checked (so the run measures the client, not one linger
-    + round trip per batch)."""
+    per message: ``fut = await send(topic, value, partition=0)`` for CHUNK messages, up to
+    AP2_WINDOW such batches in flight; when the window is full the oldest batch's futures are
+    awaited one by one (``await fut``), each result checked (so the run measures the client,
+    not one linger + round trip per batch)."""
 
     def shape(send, topic, value, d):
         async def settle(batch) -> None:
@@ -321,13 +319,13 @@ async def produce_awaited(client: Client, run: Run) -> None:
 
         return start, settle
 
-    await _produce_windowed(client, run, shape)
+    await _produce_windowed(client, run, shape, AP2_WINDOW)
 
 
 async def produce_tasks(client: Client, run: Run) -> None:
     """AT2 (asyncio clients): every message is a task that awaits its own delivery, as a service
     handling requests would: ``fut = await send(topic, value, partition=0)``, then ``await fut``.
-    Tasks start in batches of CHUNK; up to WINDOW batches are in flight, then the oldest batch
+    Tasks start in batches of CHUNK; up to AT2_WINDOW batches are in flight, then the oldest batch
     is awaited (so the run measures the client, not one linger + round trip per batch)."""
 
     def shape(send, topic, value, d):
@@ -349,7 +347,7 @@ async def produce_tasks(client: Client, run: Run) -> None:
 
         return start, settle
 
-    await _produce_windowed(client, run, shape)
+    await _produce_windowed(client, run, shape, AT2_WINDOW)
 
 
 # ---------------------------------------------------------------------------------------------
