@@ -344,7 +344,6 @@ cdef int _fut_deliver(DeliveryFuture f, const rd_kafka_message_t *rkm,
     1 when it has done-callbacks to run."""
     if f.state != FUT_PENDING:
         return 0
-    f.state = FUT_FINISHED
     if rkm.err == RD_KAFKA_RESP_ERR_NO_ERROR:
         f.dr_topic = names.get(rkm.rkt) if rkm.rkt != NULL else None
         f.dr_value = _payload(rkm.payload, rkm.len)
@@ -355,6 +354,7 @@ cdef int _fut_deliver(DeliveryFuture f, const rd_kafka_message_t *rkm,
         f.exc = KafkaException(_kafka_error(rkm.err))
         f.unretrieved = _Unretrieved(f)
         _fut_join(f)
+    f.state = FUT_FINISHED
     return f.cb0 is not None or f.more is not None
 
 
