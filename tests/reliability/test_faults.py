@@ -123,8 +123,15 @@ def test_paused_broker_reports_timeouts_then_everything_arrives(broker):
                        and {e.code() for e in c_errors} & timeout_codes), 60, consume_some)
     finally:
         broker.resume()
+    def state():
+        return ("delivered %d, failed %d %s; producer errors %s; consumer errors %s; "
+                "still queued %d; consumed per partition (count, last) %s; positions %s"
+                % (reports.ok, len(reports.failed), reports.failed[:3],
+                   [str(e) for e in p_errors[-5:]], [str(e) for e in c_errors[-5:]], len(p),
+                   {k: (len(v), v[-1]) for k, v in sorted(got.items())},
+                   c.position(c.assignment())))
     wait_for("everything consumed after the pause", lambda: sum(map(len, got.values())) >= n, 120,
-          consume_some)
+             consume_some, state)
     assert p.flush(60) == 0
     assert reports.ok == n and reports.failed == []
     for part in range(PARTITIONS):

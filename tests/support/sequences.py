@@ -7,13 +7,14 @@ import uuid
 import confluent_binding as kafka
 
 
-def wait_for(what, cond, timeout, serve=None):
+def wait_for(what, cond, timeout, serve=None, state=None):
     """Wait until cond() holds, calling serve() (or sleeping briefly) in between; an
-    AssertionError naming what after timeout seconds."""
+    AssertionError naming what (and what ``state()`` says then) after timeout seconds."""
     deadline = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting for " + what)
+            raise AssertionError("timed out waiting for " + what
+                                 + ("" if state is None else "; " + state()))
         if serve is not None:
             serve()
         else:
