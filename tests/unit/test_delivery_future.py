@@ -205,8 +205,6 @@ def test_a_failed_delivery_and_its_exception(loop):
     p.close()
 
 
-
-
 @pytest.mark.parametrize("kind", ["asyncio", "delivery", "failed delivery"])
 def test_an_exception_nobody_retrieved_is_reported_when_the_future_is_freed(loop, kind):
     """As asyncio's Future: a future whose exception was never retrieved reports it to the
