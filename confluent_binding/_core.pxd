@@ -188,7 +188,7 @@ cdef class Producer(_Handle):
     cdef rd_kafka_resp_err_t _produceva(self, rd_kafka_topic_t *rkt, const char *vp,
                                         Py_ssize_t vn, const char *kp, Py_ssize_t kn,
                                         int32_t partition, void *opaque, int64_t timestamp,
-                                        list hdrs) except *
+                                        list hdrs, int msgflags) except *
     cdef rd_kafka_resp_err_t _produce_when_room(self, object topic, object value, object key,
                                                 int32_t partition, object cb,
                                                 int64_t timestamp, object headers) except *
@@ -214,7 +214,8 @@ cdef class DeliveryFuture:
     cdef public bint _asyncio_future_blocking
     cdef object __weakref__
     # A delivery report resolves the future with these copies; the Message is made from them
-    # when the result is first read (value is None until then)
+    # when the result is first read (value is None until then). dr_value is set before: an
+    # exact bytes value librdkafka reads in place until the report (Producer._produce)
     cdef bint dr_pending
     cdef object dr_topic, dr_value, dr_key
     cdef _MsgFields dr

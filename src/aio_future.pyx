@@ -343,14 +343,17 @@ cdef int _fut_deliver(DeliveryFuture f, const rd_kafka_message_t *rkm,
     """Resolve ``f`` with its delivery report (if its awaiting task has not given up on it);
     1 when it has done-callbacks to run."""
     if f.state != FUT_PENDING:
+        f.dr_value = None       # librdkafka is done with a value it read in place
         return 0
     if rkm.err == RD_KAFKA_RESP_ERR_NO_ERROR:
         f.dr_topic = names.get(rkm.rkt) if rkm.rkt != NULL else None
-        f.dr_value = _payload(rkm.payload, rkm.len)
+        if f.dr_value is None:
+            f.dr_value = _payload(rkm.payload, rkm.len)
         f.dr_key = _payload(rkm.key, rkm.key_len)
         _fields_from_c(&f.dr, rkm, True)
         f.dr_pending = True
     else:
+        f.dr_value = None
         f.exc = KafkaException(_kafka_error(rkm.err))
         f.unretrieved = _Unretrieved(f)
         _fut_join(f)

@@ -137,12 +137,17 @@ cdef class Producer(_Handle):
     cdef rd_kafka_resp_err_t _produce(self, rd_kafka_topic_t *rkt, object value, object key,
                                       int32_t partition, object cb, int64_t timestamp,
                                       object headers) except *:
-        """Enqueue one message; returns librdkafka's error code (raises only for bad input)."""
+        """Enqueue one message; returns librdkafka's error code (raises only for bad input).
+
+        With a DeliveryFuture for ``cb`` an exact ``bytes`` value is not copied: librdkafka
+        reads it in place until the delivery report, and the future holds it until then (its
+        delivered Message then has that very object for its value)."""
         cdef Py_buffer vview, kview
         cdef const char *vp
         cdef const char *kp
         cdef Py_ssize_t vn, kn
         cdef int vrel = 0, krel = 0
+        cdef int msgflags = RD_KAFKA_MSG_F_COPY
         cdef void *opaque = NULL
         cdef rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR
         cdef list hdrs
@@ -153,15 +158,19 @@ cdef class Producer(_Handle):
             krel = _buffer(key, &kview, &kp, &kn, b"key")
             if cb is not None:
                 opaque = _hold(cb)
+                if type(cb) is DeliveryFuture and PyBytes_CheckExact(value):
+                    msgflags = 0
             if timestamp == 0 and headers is None:
-                if rd_kafka_produce(rkt, partition, RD_KAFKA_MSG_F_COPY, <void *>vp, vn, kp, kn,
+                if rd_kafka_produce(rkt, partition, msgflags, <void *>vp, vn, kp, kn,
                                     opaque) == -1:
                     err = rd_kafka_last_error()
             else:
                 err = self._produceva(rkt, vp, vn, kp, kn, partition, opaque, timestamp,
-                                      hdrs if headers is not None else None)
+                                      hdrs if headers is not None else None, msgflags)
             if err and opaque != NULL:
                 _take(opaque)
+            elif not msgflags:
+                (<DeliveryFuture>cb).dr_value = value
         finally:
             if vrel:
                 PyBuffer_Release(&vview)
@@ -171,7 +180,8 @@ cdef class Producer(_Handle):
 
     cdef rd_kafka_resp_err_t _produceva(self, rd_kafka_topic_t *rkt, const char *vp, Py_ssize_t vn,
                                         const char *kp, Py_ssize_t kn, int32_t partition,
-                                        void *opaque, int64_t timestamp, list hdrs) except *:
+                                        void *opaque, int64_t timestamp, list hdrs,
+                                        int msgflags) except *:
         cdef rd_kafka_vu_t stack[VU_STACK]
         cdef size_t nh = len(hdrs) if hdrs is not None else 0
         cdef size_t cnt = 7 + nh, i = 0
@@ -188,7 +198,7 @@ cdef class Producer(_Handle):
             vus[1].vtype = RD_KAFKA_VTYPE_PARTITION
             vus[1].u.i32 = partition
             vus[2].vtype = RD_KAFKA_VTYPE_MSGFLAGS
-            vus[2].u.i = RD_KAFKA_MSG_F_COPY
+            vus[2].u.i = msgflags
             vus[3].vtype = RD_KAFKA_VTYPE_VALUE
             vus[3].u.mem.ptr, vus[3].u.mem.size = <void *>vp, vn
             vus[4].vtype = RD_KAFKA_VTYPE_KEY
@@ -316,8 +326,7 @@ cdef class Producer(_Handle):
                     cb = _take(rkm._private) if rkm._private != NULL else self._on_delivery
                     if type(cb) is DeliveryFuture:
                         # no Python runs: resolved now, its callbacks scheduled below
-                        if (<DeliveryFuture>cb).state == FUT_PENDING and _fut_deliver(
-                                cb, rkm, self._names):
+                        if _fut_deliver(cb, rkm, self._names):
                             if ready is None:
                                 ready = []
                             ready.append(cb)

@@ -7,6 +7,7 @@ import contextvars
 import gc
 import inspect
 import sys
+import uuid
 import weakref
 
 import pytest
@@ -189,6 +190,43 @@ def test_a_delivered_message_is_the_same_as_a_delivery_callbacks(loop):
     empty = g.result()
     assert (empty.value(), empty.key(), empty.offset()) == (None, None, 2)
     assert empty.timestamp()[1] > 0
+    p.close()
+
+
+def test_a_bytes_value_is_read_in_place_and_held_until_its_report(loop):
+    """An exact bytes value is not copied: the future holds it while librdkafka reads it, and
+    the delivered Message's value is that object. Other values are copied when produced (a
+    bytearray changed afterwards is delivered as it was). A failed, cancelled or hand-resolved
+    future lets go of the value when its report is served."""
+    p = Producer({"test.mock.num.brokers": 1, "linger.ms": 60000})
+    value = b"in place " + uuid.uuid4().hex.encode()     # a new object, referred to only here
+    mutable = bytearray(b"copied")
+    held = sys.getrefcount(value)
+    f = p._produce_delivery("inplace", value, b"k", 0, 0, None, loop)
+    g = p._produce_delivery("inplace", mutable, None, 0, 0, [("h", b"1")], loop)
+    assert sys.getrefcount(value) == held + 1
+    mutable[:] = b"CHANGED"
+    assert p.flush(10) == 0
+    assert f.result().value() is value and f.result().key() == b"k"
+    assert g.result().value() == b"copied"
+    del f
+    assert sys.getrefcount(value) == held
+
+    for end in ("purged", "cancelled", "set by hand"):
+        f = p._produce_delivery("inplace", value, None, 0, 0, None, loop)
+        if end == "cancelled":
+            assert f.cancel()
+        elif end == "set by hand":
+            f.set_result("mine")
+        else:
+            p.purge()
+        assert sys.getrefcount(value) == held + 1     # librdkafka still reads it
+        assert p.flush(10) == 0
+        assert sys.getrefcount(value) == held, end
+        if end == "purged":
+            assert f.exception().args[0].code() == KafkaError._PURGE_QUEUE
+        elif end == "set by hand":
+            assert f.result() == "mine"
     p.close()
 
 
