@@ -90,6 +90,16 @@ def test_producer_without_idempotence_loses_nothing_silently(broker, record_prop
           % (n, duplicates, len(failed)))
 
 
+class _Lines:
+    """A ``logger`` for a client: each log line into a bounded deque."""
+
+    def __init__(self, lines):
+        self.lines = lines
+
+    def log(self, level, msg, *args):
+        self.lines.append(msg % args if args else msg)
+
+
 def test_paused_broker_reports_timeouts_then_everything_arrives(broker):
     topic = broker.create_topic("paused-" + uuid.uuid4().hex[:8], partitions=PARTITIONS)
     fast = {"socket.timeout.ms": 2000, "log_level": 0, "reconnect.backoff.max.ms": 500}
@@ -98,16 +108,26 @@ def test_paused_broker_reports_timeouts_then_everything_arrives(broker):
     p = kafka.Producer(broker.client_config(**fast, **{"enable.idempotence": True,
                                                        "message.timeout.ms": 120_000},
                                             error_cb=p_errors.append, on_delivery=reports))
-    c = kafka.Consumer(broker.client_config(**fast, **{
+    # what the consumer's group did, for a failure to show: its rebalance callbacks, the error
+    # events consume() returned, and the last lines of librdkafka's consumer-group log
+    group_log, msg_errors = collections.deque(maxlen=1000), []
+    c = kafka.Consumer(broker.client_config(dict(fast, log_level=7), **{
         "group.id": uuid.uuid4().hex, "auto.offset.reset": "earliest",
-        "session.timeout.ms": 45_000}, error_cb=c_errors.append))
-    c.subscribe([topic])
+        "session.timeout.ms": 45_000, "debug": "cgrp"},
+        error_cb=c_errors.append, logger=_Lines(group_log)))
+
+    def rebalanced(what):
+        return lambda consumer, parts: group_log.append("%s %d partition(s)" % (what, len(parts)))
+    c.subscribe([topic], on_assign=rebalanced("ASSIGNED"), on_revoke=rebalanced("REVOKED"),
+                on_lost=rebalanced("LOST"))
     n, got = 20_000, collections.defaultdict(list)
 
     def consume_some():
         for m in c.consume(1000, 0.05):
             if m.error() is None:
                 got[m.partition()].append(int(m.value()))
+            else:
+                msg_errors.append(str(m.error()))
         p.poll(0)
 
     produce_range(p, topic, 0, n // 2, PARTITIONS)
@@ -125,11 +145,12 @@ def test_paused_broker_reports_timeouts_then_everything_arrives(broker):
         broker.resume()
     def state():
         return ("delivered %d, failed %d %s; producer errors %s; consumer errors %s; "
-                "still queued %d; consumed per partition (count, last) %s; positions %s"
+                "still queued %d; consumed per partition (count, last) %s; positions %s; "
+                "consumer error events %s; the consumer group's last log lines:\n%s"
                 % (reports.ok, len(reports.failed), reports.failed[:3],
                    [str(e) for e in p_errors[-5:]], [str(e) for e in c_errors[-5:]], len(p),
                    {k: (len(v), v[-1]) for k, v in sorted(got.items())},
-                   c.position(c.assignment())))
+                   c.position(c.assignment()), msg_errors[-5:], "\n".join(group_log)))
     wait_for("everything consumed after the pause", lambda: sum(map(len, got.values())) >= n, 120,
              consume_some, state)
     assert p.flush(60) == 0
