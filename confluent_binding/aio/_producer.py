@@ -38,7 +38,8 @@ class AIOProducer(HandleCalls):
 
     Created inside a running loop. ``await produce(...)`` enqueues the message and returns a
     :class:`DeliveryFuture` (asyncio's future protocol; not a subclass of ``asyncio.Future``)
-    that resolves to the delivered :class:`Message` (or raises :class:`KafkaException`); when
+    that resolves to the delivered :class:`Message` (or raises :class:`KafkaException`; an
+    exact ``bytes`` value is read in place, not copied, and is the Message's value); when
     librdkafka's queue is full it waits for room, served by the loop, instead of raising
     BufferError. Delivery reports and every callback (``error_cb``, ``stats_cb``,
     ``throttle_cb`` may be coroutine functions) are served on the loop thread when librdkafka
