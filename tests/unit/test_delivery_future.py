@@ -443,3 +443,25 @@ def test_a_producing_task_lets_the_loop_run(loop):
             await p.close()
 
     loop.run_until_complete(scenario())
+
+
+def test_a_delivered_value_beside_confluent_kafkas_aio():
+    """The same produce through confluent-kafka's AIOProducer and ours: equal delivered value,
+    key, topic and partition; ours is the produced bytes object itself, theirs a copy."""
+    ck_aio = pytest.importorskip("confluent_kafka.aio")
+    from confluent_binding.aio import AIOProducer
+
+    async def deliver(cls, value):
+        p = cls({"test.mock.num.brokers": 1, "linger.ms": 1})
+        try:
+            m = await (await p.produce("beside", value, key=b"k", partition=0))
+            return m.topic(), m.partition(), m.key(), m.value()
+        finally:
+            await p.flush()
+            await p.close()
+
+    value = b"beside " + uuid.uuid4().hex.encode()
+    theirs = asyncio.run(deliver(ck_aio.AIOProducer, value))
+    ours = asyncio.run(deliver(AIOProducer, value))
+    assert ours == theirs == ("beside", 0, b"k", value)
+    assert ours[3] is value and theirs[3] is not value
