@@ -56,7 +56,7 @@ test-gssapi: system system-kerberos $(STAMP_EXT) jars $(GSSAPI_STAMP)
 	$(PY) -m pytest tests/gssapi $(PYTEST_ARGS)
 
 # build.sh rewrites the stamp only when it really builds, so the extension is rebuilt only then.
-$(RDKAFKA_STAMP): librdkafka-build/VERSION librdkafka-build/build.sh librdkafka-build/lib.sh
+$(RDKAFKA_STAMP): librdkafka-build/VERSION librdkafka-build/build.sh librdkafka-build/lib.sh $(wildcard librdkafka-build/patches/*.patch)
 	bash librdkafka-build/build.sh
 
 $(VENV)/.deps-stamp: requirements-dev.txt requirements-nodeps.txt

@@ -11,9 +11,8 @@ OUT=$HERE/windows
 VCPKG_ROOT=${VCPKG_INSTALLATION_ROOT:?vcpkg not found (VCPKG_INSTALLATION_ROOT)}
 
 fetch_librdkafka
-rm -rf "$TREE" "$OUT" && mkdir -p "$TREE"
-strip=$(($(tr -cd / <<<"$SOURCE_SUBDIR" | wc -c) + 1))
-tar -xzf "$DOWNLOADS/$NPM_TARBALL" -C "$TREE" --strip-components="$strip" "$SOURCE_SUBDIR"
+rm -rf "$OUT"
+unpack_librdkafka "$TREE"
 cd "$TREE"
 # The manifest's builtin-baseline must be in vcpkg's history.
 git -C "$VCPKG_ROOT" fetch -q --unshallow 2>/dev/null || git -C "$VCPKG_ROOT" fetch -q || true

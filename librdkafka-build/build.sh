@@ -101,7 +101,7 @@ if [[ ${1:-} != --force && -f $STAMP ]] && cmp -s "$STAMP" "$HERE/VERSION" &&
 fi
 
 # ---- build tools (Debian; elsewhere the caller installs a C toolchain, make, perl, pkg-config) --
-BUILD_DEPS=(build-essential pkg-config perl python3 xz-utils)
+BUILD_DEPS=(build-essential pkg-config perl python3 xz-utils patch)
 [[ $GSSAPI == 1 ]] && BUILD_DEPS+=(libsasl2-dev)
 if [[ ! -f $DOWNLOADS/$NPM_TARBALL ]] && ! command -v npm >/dev/null; then BUILD_DEPS+=(npm); fi
 missing=()
@@ -224,9 +224,7 @@ else
 fi
 
 # ---- librdkafka (the C library only; src-cpp is not needed) ----------------------------------
-rm -rf "$TREE" && mkdir -p "$TREE"
-strip=$(($(tr -cd / <<<"$SOURCE_SUBDIR" | wc -c) + 1))
-tar -xzf "$DOWNLOADS/$NPM_TARBALL" -C "$TREE" --strip-components="$strip" "$SOURCE_SUBDIR"
+unpack_librdkafka "$TREE"
 grep -q "^#define RD_KAFKA_VERSION  *$LIBRDKAFKA_VERSION_INT\b" "$TREE/src/rdkafka.h" ||
     die "src/rdkafka.h: $(grep '^#define RD_KAFKA_VERSION ' "$TREE/src/rdkafka.h" || echo 'no RD_KAFKA_VERSION'), expected $LIBRDKAFKA_VERSION_INT"
 cmp -s "$TREE/LICENSES.txt" "$HERE/../licenses/librdkafka-LICENSES.txt" ||

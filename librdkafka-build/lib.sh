@@ -105,3 +105,19 @@ fetch_all() {
     local d
     for d in ZLIB ZSTD OPENSSL CURL; do fetch_dep "$d"; done
 }
+
+# unpack_librdkafka DIR: the pinned librdkafka source into DIR (emptied first), with the fixes in
+# patches/ applied, after checking them against LIBRDKAFKA_PATCHES_SHA256.
+unpack_librdkafka() {
+    local dir=$1 strip p got
+    got=$(cat "$HERE"/patches/*.patch | "$PYTHON" -c 'import hashlib, sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')
+    [[ $got == "$LIBRDKAFKA_PATCHES_SHA256" ]] ||
+        die "patches/*.patch: sha256 $got, VERSION pins $LIBRDKAFKA_PATCHES_SHA256"
+    command -v patch >/dev/null || die "the patch tool is needed to apply patches/"
+    rm -rf "$dir" && mkdir -p "$dir"
+    strip=$(($(tr -cd / <<<"$SOURCE_SUBDIR" | wc -c) + 1))
+    tar -xzf "$DOWNLOADS/$NPM_TARBALL" -C "$dir" --strip-components="$strip" "$SOURCE_SUBDIR"
+    for p in "$HERE"/patches/*.patch; do
+        patch -p1 -d "$dir" --batch --forward --quiet <"$p" || die "${p##*/} does not apply"
+    done
+}
