@@ -8,7 +8,16 @@ EXT_SOURCES := $(wildcard src/*.pyx src/includes/*.pxd src/includes/*.h) conflue
 STAMP_EXT := build/.ext-stamp
 # librdkafka and its dependencies, static, from the pins in librdkafka-build/VERSION.
 RDKAFKA_STAMP := librdkafka-build/static/.pinned-build
+# pytest's arguments for the test targets. test, unit, integration, test-gssapi, reliability-long
+# and soak run their own folder (file), or only the tests PYTEST_ARGS names:
+#   make unit PYTEST_ARGS=tests/unit/test_config.py            that file only
+#   make integration PYTEST_ARGS="tests/integration/test_aio.py::test_poll_timeout_is_a_loop_timer"
+#   make integration PYTEST_ARGS="-k aio -x"                   the whole folder, filtered
+# A word of PYTEST_ARGS that starts with tests/ (or ./tests/) names what to run; give an option
+# whose value is a test path with '=' (--deselect=tests/..., --ignore=tests/...). asan and valgrind
+# run ASAN_TESTS and VALGRIND_TESTS (PYTEST_ARGS adds to them).
 PYTEST_ARGS ?=
+test_paths = $(if $(filter tests/% ./tests/%,$(PYTEST_ARGS)),,$(1))
 
 PHONY_SPARK := demo-spark bench-spark bench-columnar
 .PHONY: $(PHONY_SPARK) all demo test lint unit integration bench bench-quick wheel librdkafka system deps jars schema-registry clean install
@@ -53,7 +62,7 @@ librdkafka-gssapi: $(GSSAPI_STAMP)
 
 # The extension against it is built by the test itself, into build/gssapi.
 test-gssapi: system system-kerberos $(STAMP_EXT) jars $(GSSAPI_STAMP)
-	$(PY) -m pytest tests/gssapi $(PYTEST_ARGS)
+	$(PY) -m pytest $(call test_paths,tests/gssapi) $(PYTEST_ARGS)
 
 # build.sh rewrites the stamp only when it really builds, so the extension is rebuilt only then.
 $(RDKAFKA_STAMP): librdkafka-build/VERSION librdkafka-build/build.sh librdkafka-build/lib.sh $(wildcard librdkafka-build/patches/*.patch)
@@ -117,14 +126,18 @@ lint: $(VENV)/.deps-stamp
 	$(VENV)/bin/ruff check --no-cache $(LINT_PY)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/cython-lint $(LINT_CY)
 
+# One pytest run over tests/ (tests/conftest.py): the unit tests first, the timing-sensitive ones
+# first in each area, the Spark tests last (every session-scoped JVM stays up to the end of the
+# run); a skip or xfail that tests/skips-allowed.txt does not allow fails the run; the time per
+# area is printed at the end.
 test: lint system system-kerberos $(STAMP_EXT) jars schema-registry $(WHEEL_STAMP) $(GSSAPI_STAMP)
-	$(PY) -m pytest tests --durations=30 $(PYTEST_ARGS)
+	$(PY) -m pytest $(call test_paths,tests) --durations=30 $(PYTEST_ARGS)
 
 unit: $(STAMP_EXT)
-	$(PY) -m pytest tests/unit $(PYTEST_ARGS)
+	$(PY) -m pytest $(call test_paths,tests/unit) $(PYTEST_ARGS)
 
 integration: system $(STAMP_EXT) jars schema-registry
-	$(PY) -m pytest tests/integration $(PYTEST_ARGS)
+	$(PY) -m pytest $(call test_paths,tests/integration) $(PYTEST_ARGS)
 
 clean:
 	rm -rf build dist *.egg-info confluent_binding/*.so src/*.c src/*.html .pytest_cache
@@ -176,12 +189,12 @@ check-workflows: deps
 # The fault tests at full size: 1,000,000 messages through a three-broker cluster whose partition
 # leaders are SIGKILLed (the default suite runs 200,000).
 reliability-long: system $(STAMP_EXT) jars
-	$(PY) -m pytest tests/reliability/test_cluster_faults.py --slow -m slow -s $(PYTEST_ARGS)
+	$(PY) -m pytest $(call test_paths,tests/reliability/test_cluster_faults.py) --slow -m slow -s $(PYTEST_ARGS)
 
 # Soak: 10 M messages produced with callbacks and consumed back (RSS slope <= 1 MB per million),
 # 2,000 clients created and closed (no memory, thread or descriptor left).
 soak: system $(STAMP_EXT) jars
-	$(PY) -m pytest tests/soak --slow -s $(PYTEST_ARGS)
+	$(PY) -m pytest $(call test_paths,tests/soak) --slow -s $(PYTEST_ARGS)
 
 # gcc's AddressSanitizer runtime and valgrind.
 sanitizer-tools:

@@ -1,8 +1,43 @@
+"""The suite's shared fixtures and its rules for a run.
+
+- Tests marked slow are deselected unless pytest runs with --slow.
+- Order: the unit tests first, then the integration tests, the reliability tests, the package
+  tests, the GSSAPI test and the Spark tests last; within each area the timing-sensitive tests
+  (TIMING_SENSITIVE) first. A session-scoped server (the Kafka broker, the secure cluster, the
+  Schema Registry, Spark's JVM, the Kerberos broker) stays up from its first user to the end of
+  the run, so the tests that measure delays run before most of those JVMs load the machine.
+- No silent skips: a skip, xfail or xpass that tests/skips-allowed.txt does not allow (for this
+  configuration) is listed at the end of the output with its reason, and fails the run.
+- The time spent per area (the sum of the tests' set-up, call and tear-down) is printed at the end.
+"""
+
+import importlib.util
+import os
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
 import pytest
 
 from confluent_binding.testing import KafkaCluster
 
 pytest_plugins = ["confluent_binding.testing.pytest_plugin"]
+
+TESTS_DIR = Path(__file__).resolve().parent
+ALLOWED_SKIPS = TESTS_DIR / "skips-allowed.txt"
+
+# The order of the areas (a folder under tests/; tests/integration/spark is "spark").
+AREAS = ("unit", "integration", "reliability", "package", "gssapi", "spark")
+
+# Tests that assert a delay bound: (file under tests/, test function or None for the whole file).
+TIMING_SENSITIVE = (
+    ("unit/test_signals_gil.py", None),   # Ctrl-C leaves a blocking call within 0.5 s
+    ("unit/test_lifecycle.py", None),     # close() within 1 s
+    ("integration/test_aio.py", "test_loop_lag_under_a_produce_consume_storm"),   # step p99
+    ("integration/test_aio.py", "test_poll_timeout_is_a_loop_timer"),
+    ("integration/test_aio.py", "test_metadata_waits_do_not_block_the_loop"),
+)
 
 
 @pytest.fixture(scope="session")
@@ -17,11 +52,196 @@ def pytest_addoption(parser):
                      help="run the tests marked slow too (make reliability-long, make soak)")
 
 
-def pytest_collection_modifyitems(config, items):
-    """Tests marked slow are left out unless --slow is given."""
-    if config.getoption("--slow"):
-        return
-    slow = [item for item in items if item.get_closest_marker("slow") is not None]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+def pytest_configure(config):
+    config.pluginmanager.register(SuiteRules(config, read_allowed_skips(ALLOWED_SKIPS)),
+                                  "suite-rules")
+
+
+# ---- areas and order ----------------------------------------------------------------------------
+
+
+def _relative(path):
+    try:
+        return Path(path).resolve().relative_to(TESTS_DIR).as_posix()
+    except ValueError:
+        return None
+
+
+def area_of(path):
+    """The area of a test file: its folder under tests/ ("spark" for tests/integration/spark)."""
+    rel = _relative(path)
+    if rel is None:
+        return "other"
+    if rel.startswith("integration/spark/"):
+        return "spark"
+    return rel.split("/", 1)[0] if "/" in rel else "other"
+
+
+def is_timing_sensitive(item):
+    rel = _relative(item.path)
+    name = getattr(item, "originalname", item.name)
+    return any(rel == file and func in (None, name) for file, func in TIMING_SENSITIVE)
+
+
+def _order_key(indexed):
+    index, item = indexed
+    area = area_of(item.path)
+    rank = AREAS.index(area) if area in AREAS else len(AREAS)
+    return rank, not is_timing_sensitive(item), index
+
+
+# ---- the allow-list -----------------------------------------------------------------------------
+
+
+def _importable(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _python_cmp(op, major, minor):
+    here = sys.version_info[:2]
+    want = (int(major), int(minor))
+    return here < want if op == "<" else here >= want
+
+
+_CONDITIONS = (
+    (re.compile(r"always"), lambda: True),
+    (re.compile(r"python (<|>=) (\d+)\.(\d+)"), _python_cmp),
+    (re.compile(r"platform (==|!=) (\S+)"),
+     lambda op, name: (sys.platform == name) == (op == "==")),
+    (re.compile(r"env (\w+)"), lambda name: bool(os.environ.get(name, "").strip())),
+    (re.compile(r"importable ([\w.]+)"), _importable),
+    (re.compile(r"not importable ([\w.]+)"), lambda name: not _importable(name)),
+)
+
+
+def _condition(text):
+    for pattern, test in _CONDITIONS:
+        m = pattern.fullmatch(text)
+        if m:
+            return lambda: test(*m.groups())
+    return None
+
+
+class AllowedSkip:
+    def __init__(self, line_no, pattern, when, why):
+        self.line_no, self.pattern, self.when, self.why = line_no, pattern, when, why
+        self._regex = re.compile(".*".join(re.escape(part) for part in pattern.split("*")))
+        self._holds = _condition(when)
+
+    def allows(self, nodeid):
+        return self._regex.fullmatch(nodeid) is not None and self._holds()
+
+
+def read_allowed_skips(path):
+    entries = []
+    for line_no, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("|")]
+        if len(fields) != 3 or not all(fields):
+            raise pytest.UsageError("%s:%d: want `node id pattern | when | why`, got %r"
+                                    % (path, line_no, line))
+        if _condition(fields[1]) is None:
+            raise pytest.UsageError("%s:%d: unknown condition %r (see the file's header)"
+                                    % (path, line_no, fields[1]))
+        entries.append(AllowedSkip(line_no, *fields))
+    return entries
+
+
+def _skip_reason(report, root):
+    if hasattr(report, "wasxfail"):
+        return report.wasxfail or "(no reason given)"
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:   # (path, line, "Skipped: reason")
+        where = Path(longrepr[0])
+        if where.is_absolute() and where.is_relative_to(root):
+            where = where.relative_to(root)
+        return "%s (%s:%s)" % (longrepr[2], where.as_posix(), longrepr[1])
+    return str(longrepr)
+
+
+# ---- the session's rules ------------------------------------------------------------------------
+
+
+class SuiteRules:
+    """Order, the skip check and the time per area, for one session."""
+
+    def __init__(self, config, allowed):
+        self.config = config
+        self.allowed = allowed
+        self.unexpected = []   # (kind, node id, reason, report)
+        self.accepted = []     # (kind, node id, reason, entry)
+        self.area = {}         # node id -> area
+        self.seconds = defaultdict(float)
+        self.tests = defaultdict(set)
+
+    @pytest.hookimpl(trylast=True)   # after pytest's own reordering by fixture parameters
+    def pytest_collection_modifyitems(self, config, items):
+        if not config.getoption("--slow"):
+            slow = [item for item in items if item.get_closest_marker("slow") is not None]
+            if slow:
+                config.hook.pytest_deselected(items=slow)
+                items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+        items[:] = [item for _, item in sorted(enumerate(items), key=_order_key)]
+        self.area = {item.nodeid: area_of(item.path) for item in items}
+
+    def _check(self, kind, report):
+        reason = _skip_reason(report, self.config.rootpath)
+        entry = next((e for e in self.allowed if e.allows(report.nodeid)), None)
+        if entry is None:
+            self.unexpected.append((kind, report.nodeid, reason, report))
+        else:
+            self.accepted.append((kind, report.nodeid, reason, entry))
+
+    def pytest_collectreport(self, report):
+        if report.skipped:
+            self._check("skipped at collection", report)
+
+    def pytest_runtest_logreport(self, report):
+        area = self.area.get(report.nodeid, "other")
+        self.seconds[area] += report.duration
+        self.tests[area].add(report.nodeid)
+        if hasattr(report, "wasxfail"):
+            if report.skipped:
+                self._check("xfailed", report)
+            elif report.passed and report.when == "call":
+                self._check("xpassed", report)
+        elif report.skipped:
+            self._check("skipped", report)
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        if self.unexpected and session.exitstatus in (pytest.ExitCode.OK,
+                                                      pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter, exitstatus, config):
+        tr = terminalreporter
+        if self.seconds:
+            tr.section("time per area")
+            order = sorted(self.seconds, key=lambda a: (AREAS.index(a) if a in AREAS
+                                                        else len(AREAS), a))
+            for area in order:
+                tr.write_line("%-12s %5d tests %9.1f s" % (area, len(self.tests[area]),
+                                                            self.seconds[area]))
+            tr.write_line("%-12s %5d tests %9.1f s" % (
+                "total", sum(len(t) for t in self.tests.values()), sum(self.seconds.values())))
+        if self.accepted:
+            tr.section("skips allowed by tests/skips-allowed.txt")
+            for kind, nodeid, reason, entry in self.accepted:
+                tr.write_line("%s %s: %s [line %d, when %s: %s]"
+                              % (kind, nodeid, reason, entry.line_no, entry.when, entry.why))
+        if self.unexpected:
+            tr.section("unexpected skips", red=True, bold=True)
+            for kind, nodeid, reason, _ in self.unexpected:
+                tr.write_line("%s %s: %s" % (kind.upper(), nodeid, reason), red=True)
+            tr.write_line("%d skip/xfail/xpass not allowed by tests/skips-allowed.txt on this "
+                          "configuration: the run fails. Make the test run here, or allow it "
+                          "there with the configuration and the reason." % len(self.unexpected),
+                          red=True, bold=True)
+            # shown in the final "N passed, ..." line as well
+            tr.stats.setdefault("unexpected skip/xfail", []).extend(
+                report for _, _, _, report in self.unexpected)

@@ -31,9 +31,14 @@ def test_throttle_cb_served_in_poll_on_the_calling_thread(kafka_cluster, topic):
             p.poll(0.1)
         assert events, "no throttle event within 60 s"
         assert all(t == threading.get_ident() for _, t in events)
+        # The throttling broker is the one the messages went to: the partition's leader.
+        md = p.list_topics(topic, timeout=30)
+        leader = md.topics[topic].partitions[0].leader
+        broker = md.brokers[leader]
         ev = events[0][0]
         assert isinstance(ev, kafka.ThrottleEvent)
-        assert ev.broker_id == 1 and ev.throttle_time > 0
+        assert ev.broker_id == leader and ev.throttle_time > 0
+        assert ev.broker_name == "%s:%d" % (broker.host, broker.port)
         assert "throttled for" in str(ev)
     finally:
         p.close(0)
