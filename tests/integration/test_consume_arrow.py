@@ -24,6 +24,17 @@ def _fill(kafka_cluster, topic, partitions, per_partition):
     assert p.flush(30) == 0
 
 
+class Deadline:
+    """A loop's time limit: check() fails the test, saying what was read by then."""
+
+    def __init__(self, seconds):
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def check(self, progress):
+        assert time.monotonic() < self.end, "after %s s: %s" % (self.seconds, progress)
+
+
 def _consumer(kafka_cluster, **extra):
     conf = {"group.id": "arrow", "enable.auto.commit": False, "enable.partition.eof": True}
     conf.update(extra)
@@ -37,8 +48,9 @@ def test_batch_equals_what_consume_returns(kafka_cluster, make_topic):
     c.assign([kafka.TopicPartition(topic, p, 0) for p in range(2)])
     ends = {(topic, 0): 300, (topic, 1): 300}
     batches = []
-    deadline = time.monotonic() + 60
-    while sum(b.num_rows for b in batches) < 600 and time.monotonic() < deadline:
+    deadline = Deadline(60)
+    while sum(b.num_rows for b in batches) < 600:
+        deadline.check("%d of 600 rows read" % sum(b.num_rows for b in batches))
         batches.append(c.consume_arrow(128, 1.0, end_offsets=ends, headers=True))
     c.close()
     table = pa.Table.from_batches(batches)
@@ -81,8 +93,9 @@ def test_first_null_late_in_a_batch(kafka_cluster, make_topic):
     c = _consumer(kafka_cluster)
     c.assign([kafka.TopicPartition(topic, 0, 0)])
     rows = []
-    deadline = time.monotonic() + 60
-    while len(rows) < n and time.monotonic() < deadline:
+    deadline = Deadline(60)
+    while len(rows) < n:
+        deadline.check("%d of %d rows read" % (len(rows), n))
         b = c.consume_arrow(1000, 1.0, end_offsets={(topic, 0): n}, headers=True)
         rows.extend(b.to_pylist())
     c.close()
@@ -100,14 +113,13 @@ def test_range_bounded_read_stops_at_the_end_offset(kafka_cluster, make_topic):
     c = _consumer(kafka_cluster)
     c.assign([kafka.TopicPartition(topic, 0, 10)])
     got = []
-    started = time.monotonic()
-    while True:
+    # returns when the end is reached, not after the 30 s timeout
+    deadline = Deadline(20)
+    while not got or got[-1] < 41:
+        deadline.check("offsets read: %s" % got)
         b = c.consume_arrow(1000, 30, end_offsets={(topic, 0): 42})
         got.extend(b.column("offset").to_pylist())
-        if got and got[-1] == 41:
-            break
-    # returns when the end is reached, not after the 30 s timeout
-    assert time.monotonic() - started < 20
+    deadline.check("offsets read: %s" % got)
     assert got == list(range(10, 42))
     # already at the end: an empty batch at once
     assert c.consume_arrow(1000, 30, end_offsets={(topic, 0): 0}).num_rows == 0
@@ -121,10 +133,13 @@ def test_end_at_the_high_watermark_finishes_on_partition_eof(kafka_cluster, make
     c.assign([kafka.TopicPartition(topic, 0, 0)])
     ends = {(topic, 0): 20}
     total = 0
-    started = time.monotonic()
+    # each call returns once its partition is at its end, not after the 30 s timeout
+    deadline = Deadline(20)
     while total < 20:
+        deadline.check("%d of 20 rows read" % total)
         total += c.consume_arrow(7, 30, end_offsets=ends).num_rows
-    assert total == 20 and time.monotonic() - started < 20
+    deadline.check("%d of 20 rows read" % total)
+    assert total == 20
     c.close()
 
 
@@ -133,8 +148,9 @@ def test_errors_and_bad_arguments(kafka_cluster, make_topic):
     c = _consumer(kafka_cluster, **{"auto.offset.reset": "error"})
     c.assign([kafka.TopicPartition(topic, 0, 1000)])  # past the end: offset out of range
     with pytest.raises(kafka.KafkaException) as info:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
+        deadline = Deadline(30)
+        while True:
+            deadline.check("no error raised for an offset past the end")
             c.consume_arrow(10, 1.0)
     assert info.value.args[0].code() == kafka.KafkaError._AUTO_OFFSET_RESET
     with pytest.raises(ValueError):
@@ -167,8 +183,9 @@ def test_batches_outlive_later_ones_and_are_released_by_any_thread(kafka_cluster
         return batch.num_rows       # the thread's reference is the last: released there
 
     with ThreadPoolExecutor(2) as pool:
-        deadline = time.monotonic() + 60
-        while len(seen) < n and time.monotonic() < deadline:
+        deadline = Deadline(60)
+        while len(seen) < n:
+            deadline.check("%d of %d rows read" % (len(seen), n))
             b = c.consume_arrow(500, 1.0, end_offsets={(topic, 0): n})
             if b.num_rows:
                 seen.extend(b.column("offset").to_pylist())

@@ -1,6 +1,6 @@
-"""Running one scenario on confluent-kafka (the peer) and on confluent_binding and comparing the
-outcomes: what it returned, or the exception's type and message (a KafkaException's code and
-reason)."""
+"""Running one scenario on confluent-kafka (the peer) and on confluent_binding: both must have the
+outcome the test states, what it returned or the exception it raised (type and message, a
+KafkaException's code and reason), and the two outcomes must be equal."""
 
 import re
 
@@ -36,9 +36,37 @@ def _outcome(scenario, m):
         return ("raised", type(exc).__name__, _text(exc))
 
 
-def same(scenario):
-    """Run ``scenario`` on the peer and on ours; assert equal outcomes; return ours."""
+class Raises:
+    """The exception a scenario must end with: its type (a class of either module, or its
+    name), text its message contains (a KafkaException's reason), and a KafkaException's error
+    code. The text is required: a scenario that fails for another reason, with the same type,
+    is told apart by it."""
+
+    def __init__(self, exc_type, text, code=None):
+        self.name = exc_type if isinstance(exc_type, str) else exc_type.__name__
+        self.text = text
+        self.code = code
+
+    def matches(self, outcome):
+        if outcome[0] != "raised" or outcome[1] != self.name:
+            return False
+        if self.name == "KafkaException":
+            return self.text in outcome[3] and self.code in (None, outcome[2])
+        return self.text in outcome[2]
+
+    def __repr__(self):
+        return "Raises(%s, %r%s)" % (self.name, self.text,
+                                     "" if self.code is None else ", code=%d" % self.code)
+
+
+def same(scenario, expect):
+    """Run ``scenario`` on the peer and on ours; assert both have the outcome ``expect`` states
+    (the value returned, compared with ==, or a ``Raises``) and equal outcomes; return ours."""
     theirs = _outcome(scenario, peer)
     ours = _outcome(scenario, confluent_binding)
     assert ours == theirs
+    if isinstance(expect, Raises):
+        assert expect.matches(ours), "expected %r, both gave %r" % (expect, ours)
+    else:
+        assert ours == ("returned", expect), "expected %r returned, both gave %r" % (expect, ours)
     return ours

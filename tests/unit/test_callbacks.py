@@ -5,6 +5,7 @@ while what was not served yet is served by the next call."""
 import functools
 import json
 import logging
+import re
 import sys
 import threading
 import time
@@ -201,18 +202,25 @@ BROKER_DOWN = {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN}
 @pytest.mark.parametrize("call", ["poll", "flush"])
 def test_producer_error_cb_raising(call):
     calls, error_cb = _error_cb_raising_first()
-    p = Producer(unreachable(error_cb=error_cb))
+    conf = unreachable(error_cb=error_cb)
+    p = Producer(conf)
     if call == "flush":
         p.produce("t", b"x")
     with pytest.raises(Boom) as ei:
         call_until_raises(lambda: getattr(p, call)(1))
     assert ei.value.args[0] is calls[0]
     assert from_callback(ei.value, error_cb)
-    assert isinstance(calls[0], KafkaError) and calls[0].code() in BROKER_DOWN
     # later errors are still served by later calls
     assert wait_until(lambda: len(calls) >= 3, lambda: p.poll(0.2))
     assert {e.code() for e in calls} <= BROKER_DOWN
-    assert any("brokers are down" in e.str() or "Connect" in e.str() for e in calls)
+    # the first failed connection, then the client's only broker reported down
+    assert all(isinstance(e, KafkaError) for e in calls)
+    assert [e.code() for e in calls[:2]] == [KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN]
+    host = conf["bootstrap.servers"]
+    assert calls[0].str().startswith(
+        "%s/bootstrap: Connect to ipv4#%s failed: Connection refused" % (host, host)), calls[0]
+    # (librdkafka counts the brokers down as it sees them: "0/1" now and then)
+    assert re.fullmatch(r"[01]/1 brokers are down", calls[1].str()), calls[1]
     p.purge()
     p.close(0)
 
@@ -328,13 +336,27 @@ def _log_conf(**extra):
 
 def test_producer_logger_receives_records_in_poll():
     logger, handler = _collecting_logger("producer")
-    p = Producer(_log_conf(logger=logger))
-    assert wait_until(lambda: len(handler.records) >= 5, lambda: p.poll(0.2))
+    conf = _log_conf(logger=logger)
+    host = conf["bootstrap.servers"]
+    p = Producer(conf)
+
+    def records(facility, text):
+        """The levels of the records of one librdkafka facility whose text has ``text``."""
+        return [r.levelno for r in handler.records
+                if r.getMessage().startswith(facility + " [rdkafka#producer-")
+                and text in r.getMessage()]
+
+    refused = "Connect to ipv4#%s failed: Connection refused" % host
+    # the refused connection is logged twice: traced at librdkafka's level 7 (debug=broker)
+    # and logged at its level 3
+    assert wait_until(lambda: logging.ERROR in records("FAIL", refused), lambda: p.poll(0.2))
     assert handler.threads == {threading.get_ident()}
-    texts = [r.getMessage() for r in handler.records]
-    assert any("BROKER" in t or "CONNECT" in t for t in texts), texts[:5]
-    assert all(r.levelno in (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR,
-                             logging.CRITICAL) for r in handler.records)
+    # librdkafka's syslog levels as the logging module's: 7 -> DEBUG, 3 -> ERROR
+    assert records("BROKER", "%s/bootstrap: Added new broker with NodeId -1" % host) == [
+        logging.DEBUG]
+    assert records("FAIL", refused)[:2] == [logging.DEBUG, logging.ERROR]
+    assert wait_until(lambda: logging.ERROR in records("ERROR", "/1 brokers are down"),
+                      lambda: p.poll(0.2))
     p.close(0)
 
 
@@ -443,8 +465,9 @@ def test_on_commit_raising(call):
     # (the topic does not exist in this consumer's own mock cluster: the commit of that
     # partition fails, which is still a result for on_commit)
     err, parts = results[0]
-    assert err is None or isinstance(err, KafkaError)
-    assert [(t.topic, t.partition, t.offset) for t in parts] == [("oc", 0, 1)]
+    assert isinstance(err, KafkaError) and err.code() == KafkaError.UNKNOWN_TOPIC_OR_PART
+    assert [(t.topic, t.partition, t.offset, t.error.code()) for t in parts] == [
+        ("oc", 0, 1, KafkaError.UNKNOWN_TOPIC_OR_PART)]
     # the next commit's result is served by a later call
     c.commit(offsets=[TopicPartition("oc", 0, 2)])
     assert wait_until(lambda: len(results) == 2, lambda: c.poll(0.2))

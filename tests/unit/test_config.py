@@ -3,10 +3,13 @@ librdkafka's own reasons, Python-only keys, and the caller's dict left untouched
 
 import copy
 import logging
+import re
 
 import pytest
 
-from confluent_binding import Consumer, KafkaError, KafkaException, Producer
+from confluent_binding import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+
+from tests.support import mock, wait_until
 
 # Nothing listens on port 1 of the loopback: clients start, nothing connects.
 BASE = {"bootstrap.servers": "127.0.0.1:1", "log_level": 0}
@@ -26,6 +29,48 @@ def _invalid_arg(excinfo):
     assert isinstance(err, KafkaError)
     assert err.code() == KafkaError._INVALID_ARG
     return err.str()
+
+
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def _logger():
+    """A logger of its own (not registered) and the handler collecting its messages."""
+    logger = logging.Logger("confluent_binding.tests.config", logging.DEBUG)
+    handler = _Records()
+    logger.addHandler(handler)
+    return logger, handler
+
+
+_DUMPED = re.compile(r"^CONF \[[^]]+\] \[thrd:app\]:   ([\w.]+) = (.*)$")
+
+
+def effective(cls, *args, **kwargs):
+    """The properties librdkafka holds for a client made with these arguments, as it lists them
+    at creation with debug=conf (the ones set, global and default-topic ones alike, by their
+    canonical names: "linger.ms" is "queue.buffering.max.ms")."""
+    logger, handler = _logger()
+    client = cls(*args, debug="conf", logger=logger, **kwargs)
+    served = []
+
+    def all_served():
+        # the whole list is queued before the constructor returns: once its first line came,
+        # a poll that serves nothing new means the rest came too
+        served.append(len(handler.messages))
+        return (any(m.endswith("Client configuration:") for m in handler.messages)
+                and served[-2:] == [served[-1]] * 2)
+
+    try:
+        assert wait_until(all_served, lambda: client.poll(0)), handler.messages
+    finally:
+        client.close(0) if cls is Producer else client.close()
+    return dict(m.groups() for m in map(_DUMPED.match, handler.messages) if m)
 
 
 def _purge_reports(p, n=1):
@@ -108,7 +153,9 @@ def test_harness_uses_the_clients_keyword_rule():
 
 def test_kwargs_override_the_dict():
     # the dict's invalid value is replaced by the keyword's valid one
-    Producer(dict(BASE, acks="banana"), acks="all").close()
+    conf = effective(Producer, dict(BASE, acks="banana", **{"linger.ms": 5}), acks="all",
+                     linger_ms=7)
+    assert (conf["request.required.acks"], conf["queue.buffering.max.ms"]) == ("-1", "7")
 
 
 def test_consumer_requires_group_id():
@@ -121,19 +168,24 @@ def test_consumer_requires_group_id():
 
 
 def test_consumer_kwargs_set_group_id():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="group.id must be set"):
         Consumer(bootstrap_servers="127.0.0.1:1", logger=QUIET)
-    c = Consumer(bootstrap_servers="127.0.0.1:1", logger=QUIET, group_id="g")
-    c.subscribe(["t"])
-    c.close()
+    conf = effective(Consumer, bootstrap_servers="127.0.0.1:1", group_id="kw-group")
+    assert (conf["metadata.broker.list"], conf["group.id"]) == ("127.0.0.1:1", "kw-group")
 
 
 def test_consumer_conf_and_kwargs():
+    # the dict's bootstrap (a mock cluster) with the keywords' group, commit mode and callback
     commits = []
-    c = Consumer(dict(BASE), group_id="g", on_commit=lambda e, p: commits.append(e),
-                 enable_auto_commit=False)
+    c = Consumer(mock(), group_id="g", enable_auto_commit=False,
+                 on_commit=lambda err, parts: commits.append(
+                     [(p.topic, p.partition, p.offset) for p in parts]))
+    c.commit(offsets=[TopicPartition("t", 0, 3)])
+    assert wait_until(lambda: commits, lambda: c.poll(0.1)), "on_commit was never called"
     c.close()
-    assert commits == []
+    assert commits == [[("t", 0, 3)]]
+    conf = effective(Consumer, dict(BASE), group_id="g", enable_auto_commit=False)
+    assert (conf["group.id"], conf["enable.auto.commit"]) == ("g", "false")
 
 
 @pytest.mark.parametrize("args", [(), ({}, {}), ("bootstrap.servers",), (None,), ([],)])
@@ -228,7 +280,9 @@ def test_logger_without_log_method(client_cls):
 
 
 def test_logger_accepted(client_cls):
-    client_cls(dict(_base(client_cls), logger=logging.getLogger("confluent_binding.test"))).close()
+    # the configured logger is the one librdkafka's records go to
+    conf = effective(client_cls, {k: v for k, v in _base(client_cls).items() if k != "log_level"})
+    assert conf["metadata.broker.list"] == "127.0.0.1:1"
 
 
 def test_delivery_report_only_error_must_be_boolean():
@@ -241,25 +295,35 @@ def test_delivery_report_only_error_must_be_boolean():
 
 def test_booleans_become_true_false():
     # 'acks' other than 'all' conflicts with idempotence only when it is really on
-    Producer(dict(BASE, **{"enable.idempotence": False, "acks": 1})).close()
-    Producer(dict(BASE, **{"enable.idempotence": True})).close()
-    with pytest.raises(KafkaException):
+    conf = effective(Producer, dict(BASE, **{"enable.idempotence": False, "acks": 1}))
+    assert (conf["enable.idempotence"], conf["request.required.acks"]) == ("false", "1")
+    assert effective(Producer, dict(BASE, **{"enable.idempotence": True}))[
+        "enable.idempotence"] == "true"
+    with pytest.raises(KafkaException) as ei:
         Producer(dict(BASE, **{"enable.idempotence": True, "acks": 1}))
+    assert "enable.idempotence" in _invalid_arg(ei)
 
 
 def test_consumer_boolean_property():
-    Consumer(dict(CBASE, **{"enable.auto.commit": False, "enable.partition.eof": True})).close()
+    conf = effective(Consumer, dict(CBASE, **{"enable.auto.commit": False,
+                                              "enable.partition.eof": True}))
+    assert (conf["enable.auto.commit"], conf["enable.partition.eof"]) == ("false", "true")
 
 
 def test_numbers_become_strings():
-    Producer(dict(BASE, **{"linger.ms": 0.5, "batch.num.messages": 100,
-                           "message.timeout.ms": 1000})).close()
+    conf = effective(Producer, dict(BASE, **{"linger.ms": 0.5, "batch.num.messages": 100,
+                                             "message.timeout.ms": 1000}))
+    assert (conf["queue.buffering.max.ms"], conf["batch.num.messages"],
+            conf["message.timeout.ms"]) == ("0.5", "100", "1000")
 
 
 def test_default_topic_config(client_cls):
     key = "auto.offset.reset" if client_cls is Consumer else "acks"
     good = "earliest" if client_cls is Consumer else "all"
-    client_cls(dict(_base(client_cls), **{"default.topic.config": {key: good}})).close()
+    conf = effective(client_cls, dict(_base(client_cls), **{"default.topic.config": {key: good}}))
+    # (librdkafka's own names for these values)
+    assert (conf["auto.offset.reset"] == "smallest" if client_cls is Consumer
+            else conf["request.required.acks"] == "-1"), conf
     # it is applied: an invalid value in it is rejected by librdkafka
     with pytest.raises(KafkaException) as ei:
         client_cls(dict(_base(client_cls), **{"default.topic.config": {key: "banana"}}))
@@ -268,8 +332,13 @@ def test_default_topic_config(client_cls):
         client_cls(dict(_base(client_cls), **{"default.topic.config": "acks=all"}))
 
 
-def test_top_level_wins_over_default_topic_config():
-    Producer(dict(BASE, acks="all", **{"default.topic.config": {"acks": "all"}})).close()
+def test_default_topic_config_wins_over_top_level():
+    # as in confluent-kafka, 'default.topic.config' is applied after the top-level properties
+    # (tests/unit/test_parity.py shows it on a message's timeout)
+    conf = effective(Producer, dict(BASE, acks="all", **{"default.topic.config": {"acks": 1}}))
+    assert conf["request.required.acks"] == "1"
+    conf = effective(Producer, dict(BASE, acks=1, **{"default.topic.config": {"acks": "all"}}))
+    assert conf["request.required.acks"] == "-1"
 
 
 # -- the caller's dict --
@@ -308,16 +377,38 @@ def test_conf_not_mutated_on_failure(client_cls):
 
 
 def test_conf_reusable_for_many_clients():
-    conf = dict(BASE, on_delivery=lambda e, m: None, error_cb=lambda e: None)
+    # each client made from the same dict gets its callbacks
+    reports, errors = [], []
+    conf = dict(BASE, on_delivery=lambda e, m: reports.append(m.value()),
+                error_cb=lambda e: errors.append(e.code()))
+    given = dict(conf)
     clients = [Producer(conf) for _ in range(3)]
-    for p in clients:
-        p.close()
-    assert "on_delivery" in conf and "error_cb" in conf
+    for i, p in enumerate(clients):
+        seen = len(errors)       # (a client's errors are served by its own calls only)
+        p.produce("t", b"%d" % i)
+        p.purge()
+        assert p.flush(5) == 0
+        # nothing listens on the bootstrap port: every client reports it through error_cb
+        assert wait_until(lambda: len(errors) > seen, lambda: p.poll(0.1)), errors
+        p.close(0)
+    assert reports == [b"0", b"1", b"2"]
+    assert set(errors) <= {KafkaError._TRANSPORT, KafkaError._ALL_BROKERS_DOWN}
+    assert conf == given
 
 
-def test_log_level_keyword_keeps_its_underscore():
-    # log_level is the one librdkafka property spelled with an underscore.
-    Producer({"bootstrap.servers": "127.0.0.1:1"}, log_level=0).close(0)
+@pytest.mark.parametrize("level", [0, 3])
+def test_log_level_keyword_keeps_its_underscore(level):
+    # log_level is the one librdkafka property spelled with an underscore. Nothing listens on
+    # the bootstrap port: librdkafka logs that at level 3 (error) before the error_cb reports
+    # it, so the logger has the record at level 3 and none at level 0.
+    logger, handler = _logger()
+    errors = []
+    p = Producer({"bootstrap.servers": "127.0.0.1:1"}, log_level=level, logger=logger,
+                 error_cb=errors.append)
+    assert wait_until(lambda: errors, lambda: p.poll(0.1)), "no error_cb call"
+    p.close(0)
+    refused = [m for m in handler.messages if "Connection refused" in m]
+    assert bool(refused) == (level == 3), handler.messages
     with pytest.raises(KafkaException) as info:
         Producer({"bootstrap.servers": "127.0.0.1:1"}, log_level="loud")
-    assert info.value.args[0].code() == KafkaError._INVALID_ARG
+    assert '"log_level"' in _invalid_arg(info)

@@ -62,13 +62,21 @@ GC_CASES = {
         print("ok")
     """,
     "producer_unserved_reports": """
-        import time
-        p = ck.Producer({"test.mock.num.brokers": 1, "log_level": 0})
+        import os, select
+        p = ck.Producer({"test.mock.num.brokers": 1, "log_level": 0, "linger.ms": 50})
+        # the queue poll() serves writes to this pipe when it gets something (the asyncio
+        # clients' wake-up), which says the reports came without serving them
+        readable, writable = os.pipe()
+        p._io_event_enable(writable)
         for i in range(50):
-            p.produce("t", b"x", on_delivery=on_delivery)
-        # no condition to poll without serving: give the mock time to answer, so that the
-        # reports (not the messages) are what is left when the producer is dropped
-        time.sleep(0.3)
+            p.produce("t", b"x", partition=0, on_delivery=on_delivery)
+        # one partition, one batch (lingering 50 ms): one event with the reports of all 50;
+        # once it is queued, the reports (not the messages) are what is left when the
+        # producer is dropped
+        assert select.select([readable], [], [], 30)[0], "no delivery reports within 30 s"
+        # len() counts the 50 messages (not given back before their reports are served) and
+        # each queued event
+        assert len(p) > 50 and calls == [], len(p)
         del p
         gc.collect()
         assert calls == []
@@ -407,14 +415,17 @@ def test_refcount_after_failed_produce():
     base = sys.getrefcount(cb)
     p = Producer(unreachable(**{"queue.buffering.max.messages": 1}))
     p.produce("t", b"x", on_delivery=cb)
-    for bad in (lambda: p.produce("t", b"y", on_delivery=cb),             # BufferError
-                lambda: p.produce("t", 5, on_delivery=cb),                # TypeError
-                lambda: p.produce("t", b"y", headers=5, on_delivery=cb),
-                lambda: p.produce_batch("t", [{"value": b"z", "on_delivery": cb}])):
-        try:
-            bad()
-        except (BufferError, TypeError):
-            pass
+    with pytest.raises(BufferError, match="Queue full"):
+        p.produce("t", b"y", on_delivery=cb)
+    with pytest.raises(TypeError, match="value must be bytes"):
+        p.produce("t", 5, on_delivery=cb)
+    with pytest.raises(TypeError, match="headers must be"):
+        p.produce("t", b"y", headers=5, on_delivery=cb)
+    # produce_batch does not raise: the message it could not enqueue carries the error
+    batch = [{"value": b"z", "on_delivery": cb}]
+    assert p.produce_batch("t", batch) == 0
+    assert batch[0]["_error"].code() == KafkaError._QUEUE_FULL
+    del batch
     assert sys.getrefcount(cb) == base + 1
     p.purge()
     assert p.flush(5) == 0
