@@ -519,7 +519,10 @@ def test_list_topics_without_reachable_broker(mod):
 # -- idempotence and transactions ----------------------------------------------------------
 
 
-def test_idempotent_producer_5000_messages(kafka_cluster, topic):
+def test_idempotent_producer_5000_messages_without_faults_land_once_in_order(
+        kafka_cluster, topic):
+    """The happy path only: nothing breaks here. Idempotence under broker kills is
+    tests/reliability's (test_faults, test_cluster_faults)."""
     n = 5000
     offsets = [None] * n
     errors = []
@@ -542,7 +545,7 @@ def test_idempotent_producer_5000_messages(kafka_cluster, topic):
     p.close()
 
     assert errors == []
-    # one partition, idempotent: every message exactly once, in produce order
+    # one partition, no fault: one report per message, offsets in produce order
     assert offsets == list(range(n))
 
     got = read_topic(kafka, kafka_cluster, topic, timeout=60)

@@ -4,7 +4,8 @@ Processes each message (a little simulated work, then one line "partition offset
 to its journal) before the next poll, and commits synchronously every COMMIT_EVERY messages
 and when partitions are revoked: at-least-once. A commit that succeeded appends "c" to the
 journal; one refused because the group is rebalancing appends "f" (the messages stay
-uncommitted and go with the next commit). SIGTERM makes it close and exit.
+uncommitted and go with the next commit). Its assignment's changes are journalled too: "+P"
+when partition P is assigned, "-P" when it is revoked or lost. SIGTERM makes it close and exit.
 
 Usage: python group_member.py BOOTSTRAP TOPIC GROUP PROTOCOL JOURNAL COMMIT_EVERY
 """
@@ -47,7 +48,16 @@ def main(bootstrap, topic, group, protocol, journal, commit_every):
             os.write(fd, b"c\n")
             uncommitted = 0
 
-    c.subscribe([topic], on_revoke=commit_processed, on_lost=lambda *a: None)
+    def journal(sign, partitions):
+        for tp in partitions:
+            os.write(fd, b"%s%d\n" % (sign, tp.partition))
+
+    def revoked(consumer, partitions):
+        commit_processed(consumer, partitions)
+        journal(b"-", partitions)
+
+    c.subscribe([topic], on_assign=lambda consumer, partitions: journal(b"+", partitions),
+                on_revoke=revoked, on_lost=lambda consumer, partitions: journal(b"-", partitions))
     while not stop:
         m = c.poll(0.2)
         if m is None:

@@ -1,7 +1,9 @@
 """A consumer-group member SIGKILLed mid-stream (members in separate processes, manual
 commits after processing): the group rebalances, the survivors finish, every message is
 processed at least once and none is skipped; duplicates are counted and bounded by the killed
-member's uncommitted window. Classic (eager and cooperative) and KIP-848 groups."""
+member's uncommitted window. Every run proves that the kill made the group rebalance: the
+partitions the killed member held are assigned to the survivors after it died. Classic (eager
+and cooperative) and KIP-848 groups."""
 import collections
 import os
 import signal
@@ -53,6 +55,18 @@ class Member:
     def processed(self):
         return [tuple(map(int, line.split())) for line in self.lines() if " " in line]
 
+    @staticmethod
+    def assigned(lines):
+        """The partitions assigned by these journal lines ("+P"), less those taken away
+        later ("-P")."""
+        held = set()
+        for line in lines:
+            if line[:1] == "+":
+                held.add(int(line[1:]))
+            elif line[:1] == "-":
+                held.discard(int(line[1:]))
+        return held
+
     def windows(self):
         """(messages processed since the last successful commit, the refused windows): each
         refused commit leaves what was processed since the last successful one to be processed
@@ -100,13 +114,17 @@ def test_killed_member_loses_nothing(group_broker, tmp_path, protocol, record_pr
                for i in range(3)]
     victim = members[0]
     try:
-        # kill the victim once it is well into its share, with the group still busy
-        _wait("the victim to process its first commits",
-              lambda: len(victim.processed()) >= 3 * COMMIT_EVERY + COMMIT_EVERY // 2, 120,
-              members)
+        # kill the victim once it is well into its share, holding partitions, with the group
+        # still busy
+        _wait("the victim to process its first commits, holding partitions",
+              lambda: (len(victim.processed()) >= 3 * COMMIT_EVERY + COMMIT_EVERY // 2
+                       and Member.assigned(victim.lines())), 120, members)
         victim.proc.kill()
         victim.proc.wait()
         killed_at = len(victim.processed())
+        held = Member.assigned(victim.lines())
+        # where the survivors' journals stood when the victim died
+        marks = [len(m.lines()) for m in members[1:]]
         everything = {(i % PARTITIONS, i // PARTITIONS) for i in range(MESSAGES)}
 
         def union():
@@ -124,6 +142,12 @@ def test_killed_member_loses_nothing(group_broker, tmp_path, protocol, record_pr
                 m.proc.kill()
     for m in members[1:]:
         assert m.proc.returncode == 0, m.proc.stderr.read().decode()
+    # the positive control: the kill made the group rebalance, the victim's partitions went to
+    # the survivors
+    taken_over = {int(line[1:]) for m, mark in zip(members[1:], marks)
+                  for line in m.lines()[mark:] if line[:1] == "+"}
+    assert held and held <= taken_over, (held, taken_over)
+    record_property("victim_partitions", sorted(held))
     processed = [po for m in members for po in m.processed()]
     counts = collections.Counter(processed)
     assert set(counts) == everything   # none skipped, nothing foreign

@@ -77,3 +77,22 @@ def missing_and_duplicates(seen, n, failed=()):
     failed = set(failed)
     missing = [i for i in range(n) if i not in present and i not in failed]
     return missing, sum(c - 1 for c in present.values())
+
+
+def rewinds(values, expected):
+    """How many times a consumer went back in a partition: ``values`` (what it consumed, in
+    order) must be ``expected`` read in order, except that after a rebalance it may start
+    again from an earlier number (its last commit) and read on from there. Each such restart
+    is a rewind; anything else (a gap, a number out of order, a foreign number, one missing
+    at the end) raises AssertionError."""
+    where = {v: i for i, v in enumerate(expected)}
+    count, nxt = 0, 0            # nxt: index in expected of the next number due
+    for k, v in enumerate(values):
+        i = where.get(v)
+        assert i is not None, "consumed %r, which was never produced (at %d)" % (v, k)
+        if i != nxt:
+            assert i < nxt, "gap: consumed %r where %r was due (at %d)" % (v, expected[nxt], k)
+            count += 1           # a restart from an earlier number
+        nxt = i + 1
+    assert nxt == len(expected), "ended at %r of %r" % (nxt, len(expected))
+    return count
