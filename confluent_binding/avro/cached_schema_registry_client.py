@@ -1,8 +1,9 @@
 """The legacy Schema Registry client of the Avro clients (superseded by
 :class:`confluent_binding.schema_registry.SchemaRegistryClient`).
 
-It speaks the registry's REST API over the standard library's HTTP client, with the configuration
-keys, answers, caching and error messages of confluent-kafka's ``CachedSchemaRegistryClient``.
+It speaks the registry's REST API over the Schema Registry client's transport (httpx: proxies from
+the environment, kept-alive connections), with the configuration keys, answers, caching and error
+messages of confluent-kafka's ``CachedSchemaRegistryClient``.
 """
 
 import base64

@@ -1,8 +1,19 @@
-"""HTTP transport of the Schema Registry client: the standard library only.
+"""HTTP transport of the Schema Registry client, on httpx.
 
 Configuration keys, their checks and messages, the request headers, the retry and fail-over rules
 and the error mapping follow confluent-kafka's client, so a config dict that works there works
-here.  Connections are kept alive and reused (a small pool per registry URL).
+here.  Like confluent-kafka 2.16, the transport is httpx2 (httpx's maintained successor) where it
+is installed and httpx otherwise, so both packages share one HTTP library.  Every request of a
+client, to the registry and to an OAuth token endpoint alike, goes through one ``httpx`` client:
+one TLS context (``ssl.ca.location``, the client certificate and key), the ``proxy`` setting or
+else the proxies of the environment (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``,
+``NO_PROXY``), one timeout, and a pool of kept-alive connections.
+
+Retries: a retriable status (408, 429, 500, 502, 503, 504) or no answer at all is retried up to
+``max.retries`` times per URL after a "full jitter" exponential backoff (``retries.wait.ms``
+doubled per retry, capped by ``retries.max.wait.ms``), as confluent-kafka's; an answer with a
+``Retry-After`` header (seconds or an HTTP date) is retried after that long instead, capped by
+``retries.max.wait.ms`` as well.
 """
 
 from __future__ import annotations
@@ -10,23 +21,21 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextvars
+import email.utils
 import functools
-import http.client
 import json
 import os
 import random
-import socket
 import ssl
 import threading
 import time
 import urllib.parse
-import urllib.request
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .error import OAuthTokenError, SchemaRegistryConnectionError, SchemaRegistryError
 
 __all__ = ["RestClient", "VALID_AUTH_PROVIDERS", "full_jitter", "is_retriable", "is_success",
-           "normalize_identity_pool", "urlencode"]
+           "normalize_identity_pool", "retry_after_ms", "urlencode"]
 
 #: Per-request timeout (seconds) when the config sets none.  confluent-kafka waits without limit;
 #: a registry that accepts the connection and never answers must not hang a producer forever.
@@ -38,6 +47,27 @@ _ACCEPT = (
 _CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 _BEARER_SOURCES = ("OAUTHBEARER", "OAUTHBEARER_AZURE_IMDS", "STATIC_TOKEN", "CUSTOM")
 _AZURE_IMDS_ENDPOINT = "http://169.254.169.254/metadata/identity/oauth2/token"
+
+_httpx_module: Any = None
+
+
+def _httpx() -> Any:
+    """The httpx module: httpx2 if installed, else httpx (imported when the first client is
+    made, not when the package's modules are imported)."""
+    global _httpx_module
+    if _httpx_module is None:
+        try:
+            import httpx2 as module
+        except ImportError:
+            try:
+                import httpx as module  # type: ignore[no-redef]
+            except ImportError:
+                raise ImportError(
+                    "The Schema Registry client needs httpx2 (Python 3.10+) or httpx: "
+                    "pip install 'confluent_binding[schemaregistry]'"
+                ) from None
+        _httpx_module = module
+    return _httpx_module
 
 
 class WouldBlock(BaseException):
@@ -96,6 +126,40 @@ def is_retriable(status_code: int) -> bool:
 def full_jitter(base_delay_ms: int, max_delay_ms: int, retries_attempted: int) -> float:
     """Milliseconds to wait before retry ``retries_attempted`` + 1 ("full jitter" backoff)."""
     return random.random() * min(base_delay_ms * (2.0**retries_attempted), max_delay_ms)
+
+
+def retry_after_ms(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
+    """Milliseconds a ``Retry-After`` header value asks to wait: delay-seconds or an HTTP date
+    (a date in the past: 0); None for no value or one that is neither."""
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        pass
+    else:
+        return seconds * 1000.0 if seconds >= 0 and seconds == seconds else None
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        return None  # an HTTP date is always in GMT; without a zone it is not one
+    return max(0.0, (when.timestamp() - (time.time() if now is None else now)) * 1000.0)
+
+
+def _retry_wait_ms(
+    retry_after: Optional[str], base_ms: int, max_ms: int, retries_attempted: int
+) -> float:
+    """How long to wait before the next try: what ``Retry-After`` asks for, else the full-jitter
+    backoff; never more than ``max_ms``."""
+    asked = retry_after_ms(retry_after)
+    if asked is not None:
+        return min(asked, float(max_ms))
+    return full_jitter(base_ms, max_ms, retries_attempted)
 
 
 def urlencode(value: str) -> str:
@@ -163,6 +227,8 @@ class _BearerFields:
         self._token: Optional[str] = None
         self._expires_at = 0.0
         self._lock = threading.Lock()
+        #: the registry client's transport, set by RestClient (token requests go through it)
+        self.transport: Any = None
         if source == "CUSTOM":
             missing = [
                 k
@@ -260,8 +326,11 @@ class _BearerFields:
     def _refresh(self) -> None:
         max_retries, wait_ms, max_wait_ms = self._retries
         for attempt in range(max_retries + 1):
+            retry_after = None
             try:
                 token = self._fetch()
+                lifetime = float(token.get("expires_in", 3600))
+                access_token = token["access_token"]
             except Exception as e:
                 if attempt >= max_retries:
                     raise OAuthTokenError(
@@ -269,115 +338,121 @@ class _BearerFields:
                             max_retries, e
                         )
                     ) from e
-                time.sleep(full_jitter(wait_ms, max_wait_ms, attempt) / 1000)
+                if isinstance(e, _TokenAnswer):
+                    retry_after = e.retry_after
+                time.sleep(_retry_wait_ms(retry_after, wait_ms, max_wait_ms, attempt) / 1000)
                 continue
-            lifetime = float(token.get("expires_in", 3600))
-            self._token = token["access_token"]
+            self._token = access_token
             self._expires_at = time.time() + 0.8 * lifetime
             return
 
     def _fetch(self) -> Dict[str, Any]:
+        """One token request, through the client's transport (its TLS settings and proxy)."""
         if self.source == "OAUTHBEARER":
-            body = urllib.parse.urlencode(
+            body: Optional[bytes] = urllib.parse.urlencode(
                 {"grant_type": "client_credentials", "scope": self._scope}
             ).encode()
             creds = base64.b64encode(
                 ("%s:%s" % (self._client_id, self._client_secret)).encode()
             ).decode()
-            req = urllib.request.Request(
-                self._endpoint,
-                data=body,
-                method="POST",
-                headers={
-                    "Authorization": "Basic " + creds,
-                    "Content-Type": "application/x-www-form-urlencoded",
-                    "Accept": "application/json",
-                },
-            )
+            method = "POST"
+            headers = {
+                "Authorization": "Basic " + creds,
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "application/json",
+            }
         else:
-            req = urllib.request.Request(self._endpoint, headers={"Metadata": "true"})
-        with urllib.request.urlopen(req, timeout=DEFAULT_TIMEOUT) as resp:  # noqa: S310 - configured endpoint
-            return json.loads(resp.read())
+            method, body, headers = "GET", None, {"Metadata": "true"}
+        response = self.transport.request(method, self._endpoint, headers, body)
+        if not is_success(response.status_code):
+            raise _TokenAnswer(response)
+        return json.loads(response.content)
+
+
+class _TokenAnswer(Exception):
+    """The token endpoint answered with an error status."""
+
+    def __init__(self, response: Any) -> None:
+        self.retry_after: Optional[str] = response.headers.get("Retry-After")
+        text = response.content[:500].decode("utf-8", "replace")
+        super().__init__("token endpoint answered HTTP %d: %s" % (response.status_code, text))
+
+
+class _Transport:
+    """The httpx client every request of a registry client goes through: the TLS context, the
+    proxy (``proxy``, else the environment's), the timeout, kept-alive connections.  ``close()``
+    closes the connections; the next request opens new ones (reading the environment again)."""
+
+    def __init__(self, verify: ssl.SSLContext, proxy: Any, timeout: float):
+        self._verify = verify
+        self._proxy = proxy
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        self._client: Any = None
+        self._open()  # a bad ``proxy`` fails here, when the client is made
+
+    def _open(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                self._client = _httpx().Client(
+                    verify=self._verify,
+                    proxy=self._proxy,
+                    timeout=self._timeout,
+                    trust_env=True,
+                    follow_redirects=False,
+                )
+            return self._client
+
+    def request(
+        self, method: str, url: str, headers: Dict[str, str], content: Optional[bytes]
+    ) -> Any:
+        """The answer (any status); httpx's ``TransportError`` when there is none."""
+        while True:
+            client = self._open()
+            try:
+                return client.request(method, url, headers=headers, content=content)
+            except RuntimeError:
+                if not client.is_closed:
+                    raise
+                # close() ran on another thread since this one took the client: use a new one
+
+    def close(self) -> None:
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
+
+
+def _default_context() -> ssl.SSLContext:
+    return RestClient._ssl_context({})
 
 
 class _Target:
-    """One registry URL: where to connect, what to put on the request line, a connection pool."""
+    """One registry URL and its own transport (the legacy Avro client's registry client):
+    ``send(method, request_target(path), body, headers)`` gives ``(status, content)``."""
 
-    def __init__(self, url: str, ssl_context: ssl.SSLContext, proxy: Optional[str], timeout: float):
+    def __init__(
+        self, url: str, ssl_context: Optional[ssl.SSLContext], proxy: Optional[str],
+        timeout: float,
+    ):
         parsed = urllib.parse.urlsplit(url)
         self.scheme = parsed.scheme
-        self.host = parsed.hostname or ""
-        self.port = parsed.port or (443 if self.scheme == "https" else 80)
-        netloc = self.host if ":" not in self.host else "[%s]" % self.host
-        self.base = "%s://%s:%d%s" % (self.scheme, netloc, self.port, parsed.path.rstrip("/"))
+        self.base = url.rstrip("/")
         self.display = self.base
-        self._path = parsed.path.rstrip("/")
-        self._ssl = ssl_context
-        self._timeout = timeout
-        self._proxy = urllib.parse.urlsplit(proxy) if proxy else None
-        self._idle: List[http.client.HTTPConnection] = []
-        self._lock = threading.Lock()
+        context = ssl_context if ssl_context is not None else _default_context()
+        self._transport = _Transport(context, proxy, timeout)
 
     def request_target(self, path: str) -> str:
-        if self._proxy is not None and self.scheme == "http":
-            return "%s/%s" % (self.base, path)  # an HTTP proxy wants the absolute URL
-        return "%s/%s" % (self._path, path)
-
-    def _connect(self) -> http.client.HTTPConnection:
-        host, port = self.host, self.port
-        if self._proxy is not None:
-            host = self._proxy.hostname or ""
-            port = self._proxy.port or (443 if self._proxy.scheme == "https" else 80)
-        if self.scheme == "https":
-            conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-                host, port, timeout=self._timeout, context=self._ssl
-            )
-            if self._proxy is not None:
-                conn.set_tunnel(self.host, self.port)
-        else:
-            conn = http.client.HTTPConnection(host, port, timeout=self._timeout)
-        return conn
+        return "%s/%s" % (self.base, path)
 
     def send(
         self, method: str, target: str, body: Optional[bytes], headers: Dict[str, str]
     ) -> Tuple[int, bytes]:
-        with self._lock:
-            conn = self._idle.pop() if self._idle else None
-        reused = conn is not None
-        if conn is None:
-            conn = self._connect()
-        try:
-            try:
-                conn.request(method, target, body=body, headers=headers)
-                resp = conn.getresponse()
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                if not reused:
-                    raise
-                # The server closed a kept-alive connection: one fresh try.
-                conn.close()
-                conn = self._connect()
-                conn.request(method, target, body=body, headers=headers)
-                resp = conn.getresponse()
-            data = resp.read()
-        except BaseException:
-            conn.close()
-            raise
-        if resp.will_close:
-            conn.close()
-        else:
-            with self._lock:
-                self._idle.append(conn)
-        return resp.status, data
+        response = self._transport.request(method, target, headers, body)
+        return response.status_code, response.content
 
     def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
-
-
-# Errors that mean "no answer from this URL" (retried, then the next URL is tried).
-_TRANSPORT_ERRORS = (OSError, http.client.HTTPException)
+        self._transport.close()
 
 
 class RestClient:
@@ -428,10 +503,10 @@ class RestClient:
             raise ValueError("Unrecognized properties: {}".format(", ".join(conf.keys())))
 
         effective_timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
-        self._targets = [
-            _Target(_strip_userinfo(u), self.ssl_context, self.proxy, effective_timeout)
-            for u in base_urls
-        ]
+        self._urls = [_strip_userinfo(u) for u in base_urls]
+        self._transport = _Transport(self.ssl_context, self.proxy, effective_timeout)
+        if self.bearer is not None:
+            self.bearer.transport = self._transport
         from .. import __version__  # the package version, for the client-version header
 
         self._client_version = "python/%s" % __version__
@@ -502,7 +577,6 @@ class RestClient:
         headers = {"Accept": _ACCEPT, "Confluent-Client-Version": self._client_version}
         if body is not None:
             headers["Content-Type"] = _CONTENT_TYPE
-            headers["Content-Length"] = str(len(body))
             headers["Confluent-Accept-Unknown-Properties"] = "true"
         if self.auth is not None:
             token = base64.b64encode(("%s:%s" % self.auth).encode("utf-8")).decode("ascii")
@@ -549,16 +623,19 @@ class RestClient:
         headers = self._headers(data)
         qs = _query_string(query)
         path = path.lstrip("/") + ("?" + qs if qs else "")
+        no_answer = _httpx().TransportError
         status, content = 0, b""
-        for i, target in enumerate(self._targets):
-            last = i == len(self._targets) - 1
+        for i, base in enumerate(self._urls):
+            last = i == len(self._urls) - 1
             try:
-                status, content = self._send_with_retries(target, method, path, data, headers)
-            except _TRANSPORT_ERRORS as e:
+                status, content = self._send_with_retries(
+                    "%s/%s" % (base, path), method, data, headers, no_answer
+                )
+            except no_answer as e:
                 if last:
                     raise SchemaRegistryConnectionError(
                         "Schema Registry unreachable at %s: %s"
-                        % (", ".join(t.display for t in self._targets), _describe(e))
+                        % (", ".join(self._urls), _describe(e))
                     ) from e
                 continue
             if is_success(status):
@@ -577,29 +654,36 @@ class RestClient:
 
     def _send_with_retries(
         self,
-        target: _Target,
+        url: str,
         method: str,
-        path: str,
         data: Optional[bytes],
         headers: Dict[str, str],
+        no_answer: type,
     ) -> Tuple[int, bytes]:
-        request_target = target.request_target(path)
+        """(status, content) of the last try at one URL: the first answer that is a success or
+        not retriable, else the last one; ``no_answer`` raised when the last try got none."""
         attempt = 0
         while True:
+            retry_after = None
             try:
-                status, content = target.send(method, request_target, data, headers)
-            except _TRANSPORT_ERRORS:
+                response = self._transport.request(method, url, headers, data)
+            except no_answer:
                 if attempt >= self.max_retries:
                     raise
             else:
+                status = response.status_code
                 if is_success(status) or not is_retriable(status) or attempt >= self.max_retries:
-                    return status, content
-            time.sleep(full_jitter(self.retries_wait_ms, self.retries_max_wait_ms, attempt) / 1000)
+                    return status, response.content
+                retry_after = response.headers.get("Retry-After")
+            wait_ms = _retry_wait_ms(
+                retry_after, self.retries_wait_ms, self.retries_max_wait_ms, attempt
+            )
+            time.sleep(wait_ms / 1000)
             attempt += 1
 
     def close(self) -> None:
-        for target in self._targets:
-            target.close()
+        """Close the kept-alive connections (a later request opens new ones)."""
+        self._transport.close()
 
 
 def _strip_userinfo(url: str) -> str:
@@ -610,6 +694,4 @@ def _strip_userinfo(url: str) -> str:
 
 
 def _describe(e: BaseException) -> str:
-    if isinstance(e, socket.timeout):
-        return "timed out"
     return str(e) or type(e).__name__

@@ -1,8 +1,8 @@
 """Schema Registry client (``confluent_kafka.schema_registry.schema_registry_client``).
 
 :class:`SchemaRegistryClient` has confluent-kafka 2.16's methods, signatures, defaults, caching
-and errors, over the standard library's HTTP client.  :class:`AsyncSchemaRegistryClient` offers the
-same methods as coroutines.
+and errors, over httpx (see ``_rest``).  :class:`AsyncSchemaRegistryClient` offers the same methods
+as coroutines.
 """
 
 from __future__ import annotations
@@ -246,7 +246,8 @@ class SchemaRegistryClient:
     ``url`` *                      str     Comma-separated registry URLs, tried in order (the
                                            next one on a network error or a retriable status)
     ``ssl.ca.location``            str     CA file or directory to verify the registry
-                                           (``False``: no verification)
+                                           (``False``: no verification); the TLS settings
+                                           serve OAuth token requests as well
     ``ssl.certificate.location``   str     Client certificate (PEM), may include the key
     ``ssl.key.location``           str     Client private key (PEM)
     ``ssl.key.password``           str     Password of the private key
@@ -257,14 +258,17 @@ class SchemaRegistryClient:
     ``bearer.auth.credentials.source`` str ``STATIC_TOKEN``, ``OAUTHBEARER``,
                                            ``OAUTHBEARER_AZURE_IMDS`` or ``CUSTOM`` with their
                                            ``bearer.auth.*`` settings
-    ``proxy``                      str     HTTP proxy, e.g. ``http://localhost:8030``
+    ``proxy``                      str     HTTP proxy, e.g. ``http://localhost:8030``; without
+                                           it, ``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY``
+                                           from the environment (OAuth token requests too)
     ``timeout``                    number  Seconds per request (default 60; confluent-kafka
                                            has no limit)
     ``cache.capacity``             int     Entries of the latest-version caches (1000)
     ``cache.latest.ttl.sec``       number  Lifetime of cached latest versions (no expiry)
-    ``max.retries``                int     Retries per URL (3)
+    ``max.retries``                int     Retries per URL (3) of a 408, 429 or 5xx answer
+                                           (500, 502, 503, 504) or of no answer
     ``retries.wait.ms``            int     First retry's maximum wait, doubled each retry
-                                           (1000)
+                                           (1000); an answer's ``Retry-After`` instead
     ``retries.max.wait.ms``        int     Maximum wait between retries (20000)
     ============================== ======= ===================================================
 

@@ -3,7 +3,9 @@ in, optionally behind HTTP basic auth and/or TLS (with client certificates requi
 
 The registry the tests start answers everything; the gate adds what Apicurio cannot be set up to
 check here (basic auth needs an OIDC server there) and lets tests see what went over the wire
-(how many requests, which headers).
+(how many requests, which headers, when each came in). A ``local`` handler answers in the
+registry's place where a test needs another server (a DEK Registry, an OAuth token endpoint) or
+a registry that fails (a 429 with ``Retry-After``, a 503).
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ import base64
 import http.client
 import ssl
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
 
 class Recorded(NamedTuple):
@@ -22,11 +25,13 @@ class Recorded(NamedTuple):
     path: str
     headers: dict
     body: Optional[bytes] = None
+    #: time.monotonic() when the request came in
+    at: float = 0.0
 
 
-#: ``(method, path, body) -> (status, JSON body) or None``: answers a request in the gate
-#: itself (None: forward it)
-LocalHandler = Callable[[str, str, Optional[bytes]], Optional[Tuple[int, bytes]]]
+#: ``(method, path, body) -> (status, JSON body) or (status, JSON body, {header: value}) or
+#: None``: answers a request in the gate itself (None: forward it)
+LocalHandler = Callable[[str, str, Optional[bytes]], Optional[Tuple[Any, ...]]]
 
 
 class HttpGate:
@@ -58,9 +63,11 @@ class HttpGate:
             def log_message(self, *args):  # keep test output clean
                 pass
 
-            def _send(self, status, payload, content_type="application/json"):
+            def _send(self, status, payload, headers=None):
                 self.send_response(status)
-                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Type", "application/json")
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
@@ -70,7 +77,8 @@ class HttpGate:
                 body = self.rfile.read(length) if length else None
                 with gate._lock:
                     gate.requests.append(
-                        Recorded(self.command, self.path, dict(self.headers.items()), body)
+                        Recorded(self.command, self.path, dict(self.headers.items()), body,
+                                 time.monotonic())
                     )
                 release = gate.release
                 if release is not None:
