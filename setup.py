@@ -31,6 +31,7 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 BUILD_DIR = HERE / "librdkafka-build"
@@ -208,7 +209,29 @@ class BuildExt(build_ext):
         self._configured = True
 
 
+# Read by the interpreter at start-up from site-packages: with CONFLUENT_BINDING_AS set, it
+# installs the import aliases it names (confluent_binding/_alias.py); without, it imports nothing.
+ALIAS_PTH = "confluent_binding_alias.pth"
+
+
+class BuildPy(build_py):
+    """Also puts confluent_binding_alias.pth at the top of the build, so the wheel installs it
+    into site-packages itself (an editable install does without it)."""
+
+    def run(self):
+        super().run()
+        if not getattr(self, "editable_mode", False):
+            self.copy_file(str(HERE / ALIAS_PTH), os.path.join(self.build_lib, ALIAS_PTH),
+                           preserve_mode=False)
+
+    def get_outputs(self, include_bytecode=1):
+        outputs = super().get_outputs(include_bytecode)
+        if not getattr(self, "editable_mode", False):
+            outputs.append(os.path.join(self.build_lib, ALIAS_PTH))
+        return outputs
+
+
 setup(
     ext_modules=[Extension("confluent_binding._core", sources=["src/_core.pyx"])],
-    cmdclass={"build_ext": BuildExt},
+    cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
 )

@@ -50,9 +50,34 @@ __all__ = [
     "IllegalStateException", "ConcurrentModificationException",
     "ConsumerGroupState", "ConsumerGroupTopicPartitions", "ConsumerGroupType", "ElectionType",
     "IsolationLevel", "Node", "TopicCollection", "TopicPartitionInfo", "Uuid",
+    "install_as_confluent_kafka", "install_as_aiokafka",
 ]
 
 
 def version():
     """This package's version string, like confluent_kafka.version()."""
     return __version__
+
+
+def install_as_confluent_kafka():
+    """Make ``import confluent_kafka`` and every ``confluent_kafka.x`` import resolve to this
+    package's modules (the same module objects), for code written for confluent-kafka that you
+    do not own. Call it before that code first imports ``confluent_kafka``. Without a code
+    change: ``CONFLUENT_BINDING_AS=confluent_kafka`` in the environment, or ``python -m
+    confluent_binding run app.py``."""
+    from . import _alias
+
+    _alias.install("confluent_kafka")
+
+
+def install_as_aiokafka():
+    """Make ``import aiokafka`` and ``aiokafka.x`` resolve to :mod:`confluent_binding.aiokafka`
+    (``CONFLUENT_BINDING_AS=aiokafka``, or ``python -m confluent_binding run --as aiokafka``)."""
+    from . import _alias
+
+    _alias.install("aiokafka")
+
+
+# ``import confluent_kafka`` loads its cimpl module too (programs use confluent_kafka.cimpl.X
+# without importing it); cimpl needs version() above
+from . import cimpl  # noqa: E402, F401

@@ -40,8 +40,7 @@ cdef class _Conf:
 
 # -- types.pyx --
 
-@cython.final
-cdef class Message:
+cdef class Message:                  # not final: applications subclass it
     cdef object _topic
     cdef object _key
     cdef object _value

@@ -1,24 +1,20 @@
-"""Exceptions raised by confluent_binding (pure Python), as ``confluent_kafka.error``."""
+"""Exceptions raised by confluent_binding, as ``confluent_kafka.error``."""
+
+# The core raises these, so it defines them (as confluent-kafka's cimpl does); KafkaError and
+# Message are here too, as in confluent_kafka.error.
+from ._core import (
+    ConcurrentModificationException,
+    IllegalStateException,
+    KafkaError,
+    KafkaException,
+    Message,
+)
 
 __all__ = [
     "KafkaException", "ConsumeError", "ProduceError", "KeySerializationError",
     "ValueSerializationError", "KeyDeserializationError", "ValueDeserializationError",
-    "IllegalStateException", "ConcurrentModificationException",
+    "IllegalStateException", "ConcurrentModificationException", "KafkaError", "Message",
 ]
-
-
-class KafkaException(Exception):
-    """An error from Kafka or librdkafka: ``args[0]`` is a :class:`KafkaError`."""
-
-
-class IllegalStateException(RuntimeError):
-    """A share consumer call made in a state that does not allow it (closed, not subscribed,
-    not in explicit acknowledgement mode, records left unacknowledged): ``str(exc)`` is
-    librdkafka's reason."""
-
-
-class ConcurrentModificationException(RuntimeError):
-    """A share consumer was called from a second thread while a call was in progress."""
 
 
 class _KafkaClientError(KafkaException):
@@ -55,9 +51,6 @@ from .serialization import SerializationError  # noqa: E402
 
 
 def _serde_error(code_name, exception):
-    # _core imports this module while it loads, so KafkaError is looked up when first needed
-    from ._core import KafkaError
-
     return KafkaError(getattr(KafkaError, code_name), str(exception))
 
 
@@ -89,13 +82,3 @@ class ValueDeserializationError(ConsumeError, SerializationError):
     def __init__(self, exception=None, kafka_message=None):
         super().__init__(_serde_error("_VALUE_DESERIALIZATION", exception),
                          exception=exception, kafka_message=kafka_message)
-
-
-def __getattr__(name):
-    # confluent_kafka.error also offers the compiled KafkaError and Message; _core imports this
-    # module while it loads, so they are looked up on first use
-    if name in ("KafkaError", "Message"):
-        from . import _core
-
-        return getattr(_core, name)
-    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -12,6 +12,7 @@ from ._serdes import (  # noqa: F401  (confluent's module offers these helpers t
     set_up,
     take_serdes,
 )
+from ._types import DeliveryCallback, HeadersType  # noqa: F401  (confluent's module has them)
 from .error import KeySerializationError, ValueSerializationError
 from .serialization import MessageField, SerializationContext
 

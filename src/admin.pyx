@@ -308,9 +308,13 @@ cdef class _AdminClientImpl(_Handle):
         self._send(RD_KAFKA_ADMIN_OP_CREATETOPICS, a, future, opts)
 
     def _delete_topics(self, list topics, future, dict opts):
+        # confluent-kafka's order: the open client, then each name (None is refused)
+        self._ensure_open()
         cdef _Requests a = _Requests.new(RD_KAFKA_ADMIN_OP_DELETETOPICS, len(topics))
         for name in topics:
-            a.add(rd_kafka_DeleteTopic_new(name.encode()))
+            if name is None:
+                raise ValueError("Expected list of topic strings, not NoneType")
+            a.add(rd_kafka_DeleteTopic_new((<str>name).encode()))
         self._send(RD_KAFKA_ADMIN_OP_DELETETOPICS, a, future, opts)
 
     def _create_partitions(self, list specs, future, dict opts):
@@ -680,14 +684,20 @@ cdef class _AdminClientImpl(_Handle):
         return self._serve(_deadline(timeout), False)
 
     def __len__(self):
-        """Requests and messages librdkafka still has queued or in flight."""
-        self._ensure_open()
+        """Requests and messages librdkafka still has queued or in flight (0 once closed)."""
+        if self._rk == NULL or self._blocking.shuts_out():
+            return 0
         return rd_kafka_outq_len(self._rk)
+
+    def _check_open(self):
+        """RuntimeError "AdminClient has been closed" once closed: for the requests whose
+        arguments confluent-kafka checks only after finding its client open."""
+        self._ensure_open()
 
     def _list_groups(self, group=None, timeout=-1):
         """Groups and members from the legacy ListGroups/DescribeGroups (list_groups())."""
         from confluent_binding.admin._metadata import BrokerMetadata, GroupMember, GroupMetadata
-        self._ensure_open()
+        self._ensure_open(True)
         cdef const rd_kafka_group_list *gl = NULL
         cdef rd_kafka_resp_err_t err
         cdef int tmout = _timeout_ms(timeout)

@@ -17,17 +17,43 @@ from includes.rdkafka cimport (
     rd_kafka_resp_err_t,
 )
 
-from confluent_binding.error import KafkaException
+
+# The exceptions the core raises, defined here (as confluent-kafka's cimpl defines them) and
+# re-exported by confluent_binding.error: the core imports no module of the package.
+
+class KafkaException(Exception):
+    """An error from Kafka or librdkafka: ``args[0]`` is a :class:`KafkaError`."""
 
 
-class KafkaError:
+class IllegalStateException(RuntimeError):
+    """A share consumer call made in a state that does not allow it (closed, not subscribed,
+    not in explicit acknowledgement mode, records left unacknowledged): ``str(exc)`` is
+    librdkafka's reason."""
+
+
+class ConcurrentModificationException(RuntimeError):
+    """A share consumer was called from a second thread while a call was in progress."""
+
+
+class KafkaError(KafkaException):
     """A Kafka error: a librdkafka error code with its name, description and flags.
 
     Every librdkafka error code is a class attribute (``KafkaError._MSG_TIMED_OUT``,
     ``KafkaError.UNKNOWN_TOPIC_OR_PART``, ...), generated from librdkafka at import.
+
+    A value, passed to callbacks and held by messages; and, as confluent-kafka's tests expect,
+    ``raise KafkaError(code)`` surfaces as a ``KafkaException`` whose ``args[0]`` is the error
+    itself (confluent-kafka's KafkaError is flagged as an exception without deriving from one,
+    so there only ``except KafkaError`` or a bare ``except`` catches it).
     """
 
     __slots__ = ("_code", "_reason", "_fatal", "_retriable", "_txn_requires_abort")
+
+    @property
+    def args(self):
+        """``(self,)``: a KafkaException's ``args[0]`` is its KafkaError (made on each read, so
+        that the error holds no reference to itself)."""
+        return (self,)
 
     def __init__(self, error, reason=None, fatal=False, retriable=False,
                  txn_requires_abort=False):

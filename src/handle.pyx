@@ -115,12 +115,12 @@ _HANDLE_CLOSED = "Handle has been closed"
 def _closed_exception(type owner):
     """The exception confluent-kafka raises when a closed client of type ``owner`` is used."""
     if issubclass(owner, ShareConsumer):
-        from confluent_binding.error import IllegalStateException
         return IllegalStateException("Share consumer closed")
     if issubclass(owner, Consumer):
         return RuntimeError("Consumer closed")
-    return RuntimeError("%s has been closed" % (
-        "Producer" if issubclass(owner, Producer) else owner.__name__))
+    # a subclass's (also one whose __init__ never created the handle) says its base's name
+    return RuntimeError("%s has been closed"
+                        % ("Producer" if issubclass(owner, Producer) else "AdminClient"))
 
 
 # syslog level (librdkafka) -> logging level

@@ -1,7 +1,7 @@
 # Producer: cached topic handles, produce without per-message allocation, delivery reports
 # served in batches (one librdkafka DR event = one produce response) on the polling thread.
 
-from cpython.buffer cimport PyBuffer_Release, PyObject_CheckBuffer
+from cpython.buffer cimport PyBuffer_Release
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.ref cimport Py_DECREF, Py_INCREF
@@ -272,25 +272,27 @@ cdef class Producer(_Handle):
             _raise_produce_error(err)
         return fut
 
-    def produce_batch(self, topic, messages, int32_t partition=RD_KAFKA_PARTITION_UA,
+    def produce_batch(self, topic, messages, partition=RD_KAFKA_PARTITION_UA,
                       on_delivery=None, callback=None):
         """Enqueue a list of messages for ``topic``; returns how many were enqueued.
 
-        Each item is a dict with any of ``value``, ``key``, ``partition``, ``callback`` (or
-        ``on_delivery``) and, beyond confluent-kafka, ``timestamp`` and ``headers`` (which are
-        produced), or a bare value. Every message is checked before any is enqueued (TypeError
-        or ValueError naming its index); a dict that cannot be enqueued gets ``item['_error']``,
-        a KafkaError ("Message failed: ..."), as in confluent-kafka. Every enqueued message gets
-        its own delivery report.
+        Each item is a dict with any of ``value`` and ``key`` (bytes or str), ``partition``,
+        ``callback`` (or ``on_delivery``) and, beyond confluent-kafka (which refuses the first
+        and drops the second), ``timestamp`` and ``headers``, which are produced. As
+        confluent-kafka: every message is checked before any is enqueued (TypeError or
+        ValueError naming its index); a dict that cannot be enqueued gets ``item['_error']``, a
+        KafkaError ("Message failed: ..."). Every enqueued message gets its own delivery report.
         """
         _str_argument(topic, 1)
+        cdef int32_t default_partition = _as_int32(partition)
         if not isinstance(messages, list):
             raise TypeError("messages must be a list")
         if not messages:
             return 0
         cdef rd_kafka_topic_t *rkt = self._topic(topic)
         cb = _callback(on_delivery if on_delivery is not None else callback)
-        cdef list items = [_batch_item(m, i, partition, cb) for i, m in enumerate(messages)]
+        cdef list items = [_batch_item(m, i, default_partition, cb)
+                           for i, m in enumerate(messages)]
         cdef rd_kafka_resp_err_t err
         cdef int n = 0
         for m, (value, key, mpartition, mcb, timestamp, headers) in zip(messages, items):
@@ -593,20 +595,23 @@ cdef inline object _callback(object cb):
 
 cdef tuple _batch_item(object m, int i, int32_t partition, object cb):
     """(value, key, partition, callback, timestamp, headers) of produce_batch()'s item ``i``,
-    checked as confluent-kafka checks it."""
+    checked as confluent-kafka checks it, in its order; beyond it, a partition outside int32
+    and a callback that is not callable are refused (confluent-kafka wraps the first around and
+    fails on the second when the delivery report is served), and a timestamp is produced
+    (confluent-kafka raises NotImplementedError)."""
     if not isinstance(m, dict):
-        if not (isinstance(m, (bytes, str)) or PyObject_CheckBuffer(m)):
-            raise TypeError("Message at index %d must be a dict" % i)
-        return (m, None, partition, cb, 0, None)
+        raise TypeError("Message at index %d must be a dict" % i)
     value, key = m.get("value"), m.get("key")
     for what, v in (("value", value), ("key", key)):
-        if v is not None and not (isinstance(v, (bytes, str)) or PyObject_CheckBuffer(v)):
+        if v is not None and not isinstance(v, (bytes, str)):
             raise TypeError("Message %s at index %d must be bytes or str" % (what, i))
     mpartition = m.get("partition")
     if mpartition is None:
         mpartition = partition
     elif not isinstance(mpartition, int):
         raise TypeError("Message partition at index %d must be int" % i)
+    else:
+        mpartition = _as_int32(mpartition)
     timestamp = m.get("timestamp")
     if timestamp is None:
         timestamp = 0

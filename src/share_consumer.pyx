@@ -75,7 +75,6 @@ cdef object _share_exception(rd_kafka_resp_err_t code, str text, object kafka_er
     """The exception confluent-kafka raises for a share consumer error: invalid state and
     concurrent use have their own RuntimeError subclasses, a bad argument is a ValueError,
     anything else a KafkaException (carrying ``kafka_error`` when given)."""
-    from confluent_binding.error import ConcurrentModificationException, IllegalStateException
     if code == RD_KAFKA_RESP_ERR__STATE:
         return IllegalStateException(text)
     if code == RD_KAFKA_RESP_ERR__CONFLICT:

@@ -107,22 +107,30 @@ cdef inline int32_t _as_int32(object value) except? -1:
     return _as_c_int(value, -2147483648, 2147483647, "integer")
 
 
+# binding(False): its methods are method descriptors, which check their instance (a
+# cyfunction does not: Message.topic(None) would read from None); and subclasses may call them.
+@cython.binding(False)
 @cython.freelist(1024)
 cdef class Message:
     """A Kafka message: what a consumer receives and what a delivery report describes. Holds
     copies of the topic, key, value and headers; it owns no librdkafka memory. Constructed from
-    Python in confluent-kafka's positional and keyword forms, pickled, and compared (by topic,
-    partition, offset, key, value, headers, error, timestamp and leader epoch).
+    Python in confluent-kafka's positional and keyword forms, subclassed, pickled (a subclass's
+    instance as a Message, as confluent-kafka's), and compared (by topic, partition, offset, key,
+    value, headers, error, timestamp and leader epoch).
     """
 
     def __init__(self, topic=None, partition=None, offset=None, key=None, value=None,
                  headers=None, error=None, timestamp=None, latency=None, leader_epoch=None,
                  delivery_count=None):
         cdef double lat
+        cdef int32_t part = RD_KAFKA_PARTITION_UA if partition is None else _as_int32(partition)
+        cdef int64_t off = RD_KAFKA_OFFSET_INVALID if offset is None else PyNumber_Index(offset)
         _gc_track(self)     # __init__ called again on a received message: anything may come
         self._topic = topic
-        self._partition = RD_KAFKA_PARTITION_UA if partition is None else _as_int32(partition)
-        self._offset = RD_KAFKA_OFFSET_INVALID if offset is None else PyNumber_Index(offset)
+        # as confluent-kafka, any negative partition, offset, leader epoch, latency and delivery
+        # count is stored as "not set" (what __reduce__ then gives)
+        self._partition = part if part >= 0 else RD_KAFKA_PARTITION_UA
+        self._offset = off if off >= 0 else RD_KAFKA_OFFSET_INVALID
         self._key = key
         self._value = value
         self._headers = headers
@@ -139,8 +147,12 @@ cdef class Message:
             lat = latency
             self._latency_us = <int64_t>(lat * 1e6) if lat >= 0 else -1
         self._leader_epoch = _NO_EPOCH if leader_epoch is None else _as_int32(leader_epoch)
+        if self._leader_epoch < 0:
+            self._leader_epoch = _NO_EPOCH
         self._delivery_count = (-1 if delivery_count is None
                                 else _as_c_int(delivery_count, -32768, 32767, "short integer"))
+        if self._delivery_count <= 0:
+            self._delivery_count = -1
 
     def error(self):
         """None, or the KafkaError of a failed delivery or of a consumer event."""

@@ -4,7 +4,8 @@ The names, constructors, reprs, equality, hashing and ordering are confluent-kaf
 ``from confluent_binding.admin import ...`` replaces ``from confluent_kafka.admin import ...``.
 """
 
-from .._core import OFFSET_INVALID, KafkaError
+from .._core import OFFSET_INVALID, KafkaError, TopicPartition
+from .._core import _AdminClientImpl as _AdminClientImpl
 from ..error import KafkaException
 from ._client import AdminClient
 from ._metadata import (
@@ -67,6 +68,16 @@ RESOURCE_TOPIC = ResourceType.TOPIC.value
 RESOURCE_GROUP = ResourceType.GROUP.value
 RESOURCE_BROKER = ResourceType.BROKER.value
 RESOURCE_TRANSACTIONAL_ID = ResourceType.TRANSACTIONAL_ID.value
+
+# the private aliases confluent-kafka's admin module has for the names it imports (its own tests
+# import some of them)
+_ConsumerGroupState = ConsumerGroupState
+_ConsumerGroupTopicPartitions = ConsumerGroupTopicPartitions
+_ConsumerGroupType = ConsumerGroupType
+_ElectionType = ElectionType
+_IsolationLevel = IsolationLevel
+_TopicCollection = TopicCollection
+_TopicPartition = TopicPartition
 
 __all__ = [
     "AclBinding", "AclBindingFilter", "AclOperation", "AclPermissionType", "AdminClient",

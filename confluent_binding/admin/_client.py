@@ -210,7 +210,9 @@ class AdminClient(_AdminClientImpl):
         if not topics:
             raise ValueError("Expected non-empty list of topic strings")
         opts = _options(kwargs, ("operation_timeout", "request_timeout"))
-        self._delete_topics([str(t) for t in topics], _request(futmap, iter), opts)
+        # the core refuses None (only once it found the client open, as confluent-kafka)
+        self._delete_topics([t if t is None else str(t) for t in topics],
+                            _request(futmap, iter), opts)
         return futmap
 
     def create_partitions(self, new_partitions, **kwargs):
@@ -296,6 +298,8 @@ class AdminClient(_AdminClientImpl):
         futmap = _futures(resources, ConfigResource, TypeError)
         if not resources:
             raise ValueError("Expected non-empty list of ConfigResource objects")
+        opts = _options(kwargs, ("request_timeout", "validate_only", "broker"))
+        self._check_open()      # before the resources' entries are checked, as confluent-kafka
         requests = []
         for r in resources:
             if not r.incremental_configs:
@@ -319,7 +323,6 @@ class AdminClient(_AdminClientImpl):
                                     % type(value).__name__)
                 ops.append((entry.name, op.value, value if isinstance(value, str) else None))
             requests.append((r.restype.value, r.name, ops))
-        opts = _options(kwargs, ("request_timeout", "validate_only", "broker"))
         self._incremental_alter_configs(requests, _request(futmap, _results.config_results(False)),
                                         opts)
         return futmap
@@ -340,9 +343,10 @@ class AdminClient(_AdminClientImpl):
 
     def describe_acls(self, acl_binding_filter, **kwargs):
         """ACL bindings matching a filter: a Future whose result is a list of AclBinding."""
+        opts = _options(kwargs, ("request_timeout",))
+        self._check_open()      # before the filter is checked, as confluent-kafka
         if not isinstance(acl_binding_filter, AclBindingFilter):
             raise TypeError("Expected an AclBindingFilter object")
-        opts = _options(kwargs, ("request_timeout",))
         fut = _new_future()
         inner = _new_future()
         inner.add_done_callback(_chain(fut, lambda rs: [_results.acl_binding(t) for t in rs]))
@@ -409,6 +413,8 @@ class AdminClient(_AdminClientImpl):
             raise ValueError("Expected at least one group to be described")
         futmap = _futures(group_ids)
         opts = _options(kwargs, ("request_timeout", "include_authorized_operations"))
+        if any(g is None for g in group_ids):
+            raise ValueError("Expected list of group strings, not NoneType")
         self._describe_consumer_groups(
             [str(g) for g in group_ids],
             _request(futmap, lambda rs: in_order_values(futmap, rs, _results.group_description)),

@@ -6,6 +6,7 @@ same engine.
 """
 
 from .._core import DeliveryFuture
+from . import producer  # noqa: F401  (loaded with the package, as confluent-kafka's)
 from ._consumer import AIOConsumer
 from ._producer import AIOProducer
 from ._serializing import AsyncDeserializingConsumer, AsyncSerializingProducer

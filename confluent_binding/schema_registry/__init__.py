@@ -1,11 +1,16 @@
 """Confluent Schema Registry support (``confluent_kafka.schema_registry``).
 
 :class:`SchemaRegistryClient` (and :class:`AsyncSchemaRegistryClient`) speak Confluent's Schema
-Registry REST API with the standard library only; the value types (:class:`Schema`,
-:class:`RegisteredSchema`, :class:`SchemaReference`, ...) and :class:`SchemaRegistryError` follow
-confluent-kafka 2.16.
+Registry REST API over httpx2 (httpx below Python 3.10), as confluent-kafka's do; the value types
+(:class:`Schema`, :class:`RegisteredSchema`, :class:`SchemaReference`, ...) and
+:class:`SchemaRegistryError` follow confluent-kafka 2.16.
 """
 
+from ..serialization import (  # noqa: F401  (confluent's module imports these too)
+    MessageField,
+    SerializationContext,
+    SerializationError,
+)
 from .error import SchemaRegistryError
 from .schema_registry_client import (
     Association,
@@ -72,3 +77,6 @@ __all__ = [
     "dual_schema_id_deserializer",
     "prefix_schema_id_deserializer",
 ]
+
+# loaded with the package, as confluent-kafka's
+from . import common  # noqa: E402, F401

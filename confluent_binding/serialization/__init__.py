@@ -14,6 +14,7 @@ import struct
 from enum import Enum
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from .._types import HeadersType  # noqa: F401  (confluent's module offers it too)
 from ..error import KafkaException
 
 __all__ = [

@@ -3,8 +3,8 @@ real broker, stopped and restarted with its local state gone, recovers that stat
 changelog topics and writes every window total exactly once.
 
 The Application (quixstreams_app/pipeline.py) runs in a child process whose ``confluent_kafka``
-and every ``confluent_kafka.*`` module are confluent_binding's (quixstreams_app/alias/, a
-sitecustomize put on the child's PYTHONPATH), although confluent-kafka itself is installed too.
+and every ``confluent_kafka.*`` module are confluent_binding's (``python -m confluent_binding run
+pipeline.py``: the public import alias), although confluent-kafka itself is installed too.
 quixstreams is installed without its ``confluent-kafka`` requirement (requirements-nodeps.txt;
 its own requirements are pinned in requirements-dev.txt).
 """
@@ -95,12 +95,11 @@ def _purchases(records):
 def _run_app(client, cluster, names, state_dir, stop, status=0):
     """One run of the Application in its own process, on `client`, until `stop`
     (pipeline.py's STOP)."""
-    env = dict(os.environ)
-    alias = [str(APP_DIR / "alias")] if client == "confluent_binding" else []
-    env["PYTHONPATH"] = os.pathsep.join(alias + [p for p in [env.get("PYTHONPATH")] if p])
+    env = {k: v for k, v in os.environ.items() if k != "CONFLUENT_BINDING_AS"}
+    alias = ["-m", "confluent_binding", "run"] if client == "confluent_binding" else []
     proc = subprocess.run(
-        [sys.executable, str(APP_DIR / "pipeline.py"), cluster.bootstrap_servers, *names,
-         str(state_dir), stop],
+        [sys.executable, *alias, str(APP_DIR / "pipeline.py"), cluster.bootstrap_servers,
+         *names, str(state_dir), stop],
         env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     assert proc.returncode == status, "the Application exited with %d:\n%s" % (
         proc.returncode, proc.stderr[-6000:])

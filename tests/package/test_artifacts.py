@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tarfile
 import uuid
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,31 @@ def test_wheel_stands_alone(tmp_path, secure_cluster):
         assert "ok   %s: consumed what the delivery reports said (50 records)" % name in out, out
 
 
+def test_wheel_installs_the_alias_pth(tmp_path):
+    """The wheel puts confluent_binding_alias.pth at the top of site-packages: in a fresh
+    virtualenv (without confluent-kafka), CONFLUENT_BINDING_AS=confluent_kafka makes
+    ``import confluent_kafka`` this package; without the variable the file imports nothing."""
+    wheel = _artifact("confluent_binding-*-%s-%s-*.whl" % (TAG, TAG))
+    with zipfile.ZipFile(wheel) as zf:
+        assert zf.read("confluent_binding_alias.pth") == (ROOT / "confluent_binding_alias.pth"
+                                                          ).read_bytes()
+    python = _fresh_venv(tmp_path / "venv")
+    _run([python, "-m", "pip", "install", "--no-index", "--no-deps", wheel], env=_env())
+    show = ("import json, sys\n"
+            "loaded = 'confluent_binding' in sys.modules\n"
+            "try:\n"
+            "    import confluent_kafka, confluent_kafka.admin\n"
+            "    name = confluent_kafka.admin.AdminClient.__module__\n"
+            "except ImportError as exc:\n"
+            "    name = str(exc)\n"
+            "print(json.dumps([loaded, name]))\n")
+    out = _run([python, "-c", show], cwd=tmp_path, env=_env())
+    assert json.loads(out) == [False, "No module named 'confluent_kafka'"]
+    out = _run([python, "-c", show], cwd=tmp_path,
+               env=_env(CONFLUENT_BINDING_AS="confluent_kafka"))
+    assert json.loads(out) == [True, "confluent_binding.admin._client"]
+
+
 SDIST_MUST_HAVE = ["pyproject.toml", "setup.py", "MANIFEST.in", "LICENSE", "CHANGELOG.md",
                    "README.md", "src/_core.pyx", "src/includes/rdkafka.pxd",
                    "src/includes/rdkafka_fast.h", "confluent_binding/_core.pxd",
@@ -111,7 +137,7 @@ SDIST_MUST_HAVE = ["pyproject.toml", "setup.py", "MANIFEST.in", "LICENSE", "CHAN
                    "licenses/openssl-LICENSE.txt", "licenses/curl-COPYING",
                    "licenses/zlib-LICENSE", "licenses/zstd-LICENSE",
                    "confluent_binding/__init__.py", "confluent_binding/_version.py",
-                   "tests/package/standalone_check.py"]
+                   "confluent_binding_alias.pth", "tests/package/standalone_check.py"]
 
 
 def test_sdist_carries_the_sources_and_no_build_products():

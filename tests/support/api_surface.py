@@ -5,10 +5,15 @@ The README's table "confluent-kafka's API, name by name" is this module's output
 public name of confluent-kafka's modules exists in ours (but for the gaps listed here, each with
 its reason) and that the README still shows what this module finds.
 
-A module's public names: its ``__all__`` where it has one (but for names with a leading
-underscore, internal by PEP 8 even there); otherwise every attribute without a
-leading underscore that is not a module, not a typing construct and not imported from outside
-confluent-kafka (the standard library, typing): classes, functions and constants.
+A module's public names are those its ``__all__`` lists and what ``dir()`` shows of it, without
+a leading underscore (``__all__`` is not the limit: a name outside it, such as a type alias or a
+re-export, is as importable), but for what ``dir()`` shows that is not confluent-kafka's own:
+the objects of ``typing`` itself (``Optional``, ``Any``, ...), type variables, a class or
+function defined outside confluent-kafka, and any name a module imports from outside
+confluent-kafka (read from its source: ``from decimal import MAX_PREC``). Type aliases it
+defines (``HeadersType``) and names it imports from its other modules count. Modules are not
+names here: tests/unit/test_api_surface.py checks that every module has its counterpart, and
+that a package's import loads the submodules confluent-kafka's does.
 """
 
 import ast
@@ -115,7 +120,38 @@ NOT_MIRRORED_MODULES = {}
 
 
 #: Public names of the modules above that confluent_binding does not have, and why.
-GAPS = {}
+_IMPORTED = ("imported there from another of confluent-kafka's modules for the module's own "
+             "use; here in that module")
+_INTERNAL = "a constant, logger or helper of confluent-kafka's implementation"
+GAPS = {
+    "confluent_kafka.schema_registry.common.avro": {
+        **dict.fromkeys(["FieldTransform", "RuleConditionError", "RuleContext", "RuleKind",
+                         "ValidationRule", "ValidationRuleError", "ValidationRuleExecutor",
+                         "Variant"], _IMPORTED),
+        "AVRO_TYPE": _INTERNAL},
+    "confluent_kafka.schema_registry.common.json_schema": {
+        **dict.fromkeys(["FieldTransform", "RuleConditionError", "RuleContext", "RuleKind",
+                         "ValidationRule", "ValidationRuleError", "ValidationRuleExecutor"],
+                        _IMPORTED),
+        "JSON_TYPE": _INTERNAL},
+    "confluent_kafka.schema_registry.common.protobuf": {
+        **dict.fromkeys(["FieldTransform", "RuleContext", "ValidationRuleError",
+                         "ValidationRuleExecutor"], _IMPORTED),
+        **dict.fromkeys(["DECIMAL_TYPE_NAME", "MAX_ENCODABLE_COEFFICIENT_DIGITS",
+                         "PROTOBUF_MAJOR_VERSION", "PROTOBUF_TYPE", "TIMESTAMP_TYPE_NAME",
+                         "is_cel_leaf_message", "rebuild_value_type", "set_decimal_message",
+                         "set_timestamp_message"], _INTERNAL)},
+    "confluent_kafka.schema_registry.common.serde": {
+        **dict.fromkeys(["RegisteredSchema", "Rule", "RuleKind", "RuleMode", "Schema",
+                         "SerializationContext", "wildcard_match"], _IMPORTED),
+        "log": _INTERNAL},
+    "confluent_kafka.schema_registry.rules.cel.cel_field_executor": {"FieldTransform": _IMPORTED},
+    "confluent_kafka.schema_registry.rules.cel.protobuf_result_writer": {
+        "MAX_ENCODABLE_COEFFICIENT_DIGITS": _INTERNAL},
+    "confluent_kafka.schema_registry.rules.cel.variant_path": {"Segment": _INTERNAL},
+    "confluent_kafka.schema_registry.rules.dlq.dlq_action": dict.fromkeys(
+        ["FieldContext", "FieldTransform", "Producer"], _IMPORTED),
+}
 
 
 def _common_gaps():
@@ -135,9 +171,37 @@ def ours(module_name):
     return "confluent_binding" + module_name[len("confluent_kafka"):]
 
 
-def _typing_object(value):
+def _typing_object(name, value):
+    """typing's own objects (a type alias a module defines is not one), and type variables."""
     return (isinstance(value, typing.TypeVar) or value is typing.TYPE_CHECKING
-            or getattr(value, "__module__", None) in ("typing", "typing_extensions"))
+            or getattr(typing, name, None) is value)
+
+
+def _imported_from_elsewhere(module):
+    """The names a Python module's source imports at its top level (also under ``if`` and
+    ``try``) from outside confluent-kafka."""
+    path = getattr(module, "__file__", None) or ""
+    if not path.endswith(".py"):
+        return set()
+    with open(path, encoding="utf-8") as source:
+        tree = ast.parse(source.read())
+    found = set()
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, ast.Import):
+                found.update(alias.asname or alias.name.split(".")[0] for alias in node.names
+                             if not alias.name.startswith("confluent_kafka"))
+            elif isinstance(node, ast.ImportFrom):
+                if node.level == 0 and not (node.module or "").startswith("confluent_kafka"):
+                    found.update(alias.asname or alias.name for alias in node.names)
+            elif isinstance(node, (ast.If, ast.Try)):
+                for part in (node.body, node.orelse, getattr(node, "finalbody", []),
+                             *[h.body for h in getattr(node, "handlers", [])]):
+                    visit(part)
+
+    visit(tree.body)
+    return found
 
 
 def _from_elsewhere(value):
@@ -172,20 +236,23 @@ def confluent_names(name):
 
 
 def public_names(module):
-    names = getattr(module, "__all__", None)
-    if names is not None:  # a leading underscore marks an internal name even there (PEP 8)
-        return sorted(n for n in names if not n.startswith("_"))
-    found = []
-    for name, value in vars(module).items():
-        if name.startswith("_") or isinstance(value, types.ModuleType):
+    elsewhere = _imported_from_elsewhere(module)
+    # what __all__ names is public whatever its origin (schema_registry.error's fastavro
+    # exceptions, the top-level package's submodules)
+    found = [n for n in getattr(module, "__all__", ()) if not n.startswith("_")]
+    for name in dir(module):
+        if name.startswith("_") or name in elsewhere:
             continue
-        if _typing_object(value) or _from_elsewhere(value):
+        value = getattr(module, name)
+        if isinstance(value, types.ModuleType):
+            continue
+        if _typing_object(name, value) or _from_elsewhere(value):
             continue
         found.append(name)
     if not found and hasattr(module, "__path__"):  # a package of modules only (kafkatest)
         found = [m.name for m in pkgutil.iter_modules(module.__path__)
                  if not m.name.startswith("_")]
-    return sorted(found)
+    return sorted(set(found))
 
 
 _common_gaps()

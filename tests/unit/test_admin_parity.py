@@ -496,13 +496,31 @@ BAD_INPUT = [
                  "-1..3600000")),
     ("a.delete_topics(None)", type_error("'NoneType' object is not iterable")),
     ("a.delete_topics(1)", type_error("'int' object is not iterable")),
+    # a None topic or group is refused (any other object is named by its str())
+    ("a.delete_topics([None])", value_error("Expected list of topic strings, not NoneType")),
+    ("a.delete_topics(['t', None])", value_error("Expected list of topic strings, not NoneType")),
+    ("a.delete_topics(('t',))", type_error("argument 1 must be list, not tuple")),
+    ("a.describe_consumer_groups([None])",
+     value_error("Expected list of group strings, not NoneType")),
+    ("a.describe_consumer_groups(['g', None])",
+     value_error("Expected list of group strings, not NoneType")),
+    # elect_leaders checks the election type first, then the partitions
+    ("a.elect_leaders(None, 'x')", type_error("Expected 'election_type' to be of type "
+                                              "'ElectionType'")),
+    ("a.elect_leaders('PREFERRED', [None])", type_error("Expected 'election_type' to be of "
+                                                        "type 'ElectionType'")),
+    ("a.elect_leaders(ElectionType.PREFERRED, [None])",
+     type_error("Element of the 'partitions' list must be of type 'TopicPartition' got "
+                "'NoneType'")),
+    ("a.elect_leaders(ElectionType.UNCLEAN, {TopicPartition('t', 0)})",
+     type_error("Expected 'partitions' to be a list, got 'set'")),
     ("a.poll(None)", type_error("must be real number, not NoneType")),
     ("a.list_topics(1)", type_error("argument 1 must be str or None, not int")),
     ("a.list_groups(1)", type_error("argument 1 must be str or None, not int")),
     ("a.set_sasl_credentials(None, None)", type_error("argument 1 must be str, not None")),
     ("a.set_sasl_credentials('u')",
-     type_error("AdminClient.set_sasl_credentials() missing 1 required positional argument: "
-                "'password'")),
+     # (CPython 3.9's message names the method without its class)
+     type_error("set_sasl_credentials() missing 1 required positional argument: 'password'")),
 ]
 
 
@@ -520,6 +538,75 @@ def clients():
 def test_bad_input_raises_like_confluent(clients, expr, expect):
     assert isinstance(expect, Raises)
     ours, theirs = _both(expr, ours={"a": clients[0]}, peer={"a": clients[1]})
+    assert ours == theirs
+    _assert_expected(ours, expect)
+
+
+# (call on a client that is closed, what both sides do): the requests say "AdminClient has been
+# closed", the methods every client type has "Handle has been closed"; the check comes before
+# or after the arguments' as confluent-kafka's
+CLOSED_ADMIN = "AdminClient has been closed"
+CLOSED_CALLS = [
+    ("a.poll(0.001)", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.create_topics([NewTopic('t', 1, 1)])", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.delete_topics(['t'])", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.delete_topics(['t', None])", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.delete_topics([])", value_error("Expected non-empty list of topic strings")),
+    ("a.create_partitions([NewPartitions('t', 2)])", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.describe_configs([ConfigResource('topic', 't')])", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.incremental_alter_configs([ConfigResource('topic', 't')])",
+     Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.incremental_alter_configs([])",
+     value_error("Expected non-empty list of ConfigResource objects")),
+    ("a.create_acls([AclBinding(ResourceType.TOPIC, 't', ResourcePatternType.LITERAL, "
+     "'User:u', '*', AclOperation.WRITE, AclPermissionType.ALLOW)])",
+     Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.describe_acls(None)", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.describe_consumer_groups(['g'])", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.describe_consumer_groups([None])",
+     value_error("Expected list of group strings, not NoneType")),
+    ("a.list_consumer_groups()", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.describe_cluster()", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.describe_topics(TopicCollection(['t']))", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.elect_leaders(ElectionType.PREFERRED, None)", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.elect_leaders(None, None)",
+     type_error("Expected 'election_type' to be of type 'ElectionType'")),
+    ("a.delete_records([TopicPartition('t', 0, 1)])", Raises(RuntimeError, CLOSED_ADMIN)),
+    ("a.list_topics()", Raises(RuntimeError, "Handle has been closed")),
+    ("a.list_groups()", Raises(RuntimeError, "Handle has been closed")),
+    ("a.set_sasl_credentials('u', 'p')", Raises(RuntimeError, "Handle has been closed")),
+    ("len(a)", 0),
+    ("bool(a)", False),
+    ("a.__enter__() is a", True),
+    ("a.__exit__(None, None, None)", None),
+]
+
+
+def _closed_admins(how):
+    """A closed AdminClient of each side: left by its ``with`` block, or of a subclass whose
+    __init__ never made the client."""
+    out = []
+    for side in (ours_admin, peer_admin):
+        if how == "exited":
+            with side.AdminClient(dict(DEAD)) as a:
+                a.poll(0.001)
+        else:
+            class UninitializedAdmin(side.AdminClient):
+                def __init__(self, config):
+                    pass
+
+            a = UninitializedAdmin({})
+        out.append(a)
+    return out
+
+
+@pytest.mark.parametrize("how", ["exited", "uninitialized"])
+@pytest.mark.parametrize("expr,expect", CLOSED_CALLS, ids=[e[:50] for e, _ in CLOSED_CALLS])
+def test_closed_admin_client_like_confluent(how, expr, expect):
+    a_ours, a_peer = _closed_admins(how)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours, theirs = _both(expr, ours={"a": a_ours}, peer={"a": a_peer})
     assert ours == theirs
     _assert_expected(ours, expect)
 

@@ -3,7 +3,10 @@ gaps tests/support/api_surface.py lists with their reasons; and the README's tab
 module finds, so neither can drift silently."""
 
 import importlib
+import json
 import pkgutil
+import subprocess
+import sys
 from pathlib import Path
 
 import confluent_kafka
@@ -36,6 +39,47 @@ def test_the_same_objects_under_confluents_names():
         assert getattr(confluent_binding.cimpl, name) is getattr(confluent_binding, name)
     assert confluent_binding.error.KafkaError is confluent_binding.KafkaError
     assert confluent_binding.error.Message is confluent_binding.Message
+
+
+def test_type_aliases_equal_confluents():
+    import confluent_kafka.serialization
+    import confluent_kafka.serializing_producer
+
+    import confluent_binding.serialization
+    import confluent_binding.serializing_producer
+
+    for ours, theirs in ((confluent_binding.serialization, confluent_kafka.serialization),
+                         (confluent_binding.serializing_producer,
+                          confluent_kafka.serializing_producer)):
+        assert ours.HeadersType == theirs.HeadersType
+    assert (confluent_binding.serializing_producer.DeliveryCallback
+            == confluent_kafka.serializing_producer.DeliveryCallback)
+
+
+SUBMODULES_LOADED = """
+import importlib, json, sys, types
+name = sys.argv[1]
+module = importlib.import_module(name)
+print(json.dumps(sorted(n for n, v in vars(module).items() if isinstance(v, types.ModuleType)
+                        and v.__name__ == name + "." + n and not n.startswith("_"))))
+"""
+
+
+@pytest.mark.parametrize("package", ["confluent_kafka", "confluent_kafka.admin",
+                                     "confluent_kafka.schema_registry",
+                                     "confluent_kafka.schema_registry.common",
+                                     "confluent_kafka.aio"])
+def test_a_fresh_import_loads_confluents_submodules(package):
+    """After ``import confluent_kafka`` alone, ``confluent_kafka.cimpl``, ``.error`` and the
+    other submodules its import loads are attributes: code may use them without importing
+    them. Each side in a fresh process (in this one, other tests have imported more)."""
+    def loaded(name):
+        out = subprocess.run([sys.executable, "-c", SUBMODULES_LOADED, name],
+                             capture_output=True, text=True, timeout=120, check=True)
+        return set(json.loads(out.stdout))
+
+    theirs = loaded(package)
+    assert loaded(api_surface.ours(package)) >= theirs
 
 
 def test_every_module_of_confluent_kafka_is_accounted_for():

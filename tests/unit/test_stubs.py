@@ -3,6 +3,9 @@ import os
 import subprocess
 import sys
 
+import pytest
+from mypy.version import __version__ as mypy_version
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -14,6 +17,9 @@ def test_stubs_match_the_compiled_module():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+# mypy 2 needs Python 3.10+. The stubtest of mypy 1 (3.9's) also checks the .py modules behind
+# these stubs against themselves, where the constants KafkaError gets at import are unknown.
+@pytest.mark.skipif(int(mypy_version.split(".")[0]) < 2, reason="needs mypy 2's stubtest")
 def test_asyncio_stubs_match_their_packages():
     """confluent_binding/aio/__init__.pyi and confluent_binding/aiokafka/__init__.pyi."""
     proc = subprocess.run(

@@ -45,3 +45,7 @@ def _mirror(module_globals, target):
 
     module_globals["__getattr__"] = __getattr__
     module_globals["__dir__"] = __dir__
+
+
+# loaded with the package, as confluent-kafka's (its import loads this module)
+from . import schema_registry_client  # noqa: E402, F401

@@ -1,5 +1,5 @@
 """A quixstreams Application written for confluent-kafka, run by test_quixstreams.py in a child
-process; with alias/ (its sitecustomize.py) on its PYTHONPATH, its ``confluent_kafka`` is
+process; run as ``python -m confluent_binding run pipeline.py ...``, its ``confluent_kafka`` is
 confluent_binding.
 
 Purchases (JSON values keyed by device) are filtered, converted to cents, re-keyed by user
