@@ -20,6 +20,24 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, List, NamedTuple, Optional, Tuple
 
 
+def relay(handler, host, port, path, headers, body):
+    """Send the request ``handler`` is serving (its method, ``path``, ``headers``, ``body``) to
+    host:port over plain HTTP and write the answer back through ``handler``."""
+    conn = http.client.HTTPConnection(host, port, timeout=60)
+    try:
+        conn.request(handler.command, path, body=body, headers=headers)
+        resp = conn.getresponse()
+        data = resp.read()
+    finally:
+        conn.close()
+    handler.send_response(resp.status)
+    for k, v in resp.getheaders():
+        if k.lower() not in ("content-length", "transfer-encoding", "connection"):
+            handler.send_header(k, v)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
 class Recorded(NamedTuple):
     method: str
     path: str
@@ -96,20 +114,7 @@ class HttpGate:
                     for k, v in self.headers.items()
                     if k.lower() not in ("host", "authorization")
                 }
-                conn = http.client.HTTPConnection(gate._up_host, gate._up_port, timeout=60)
-                try:
-                    conn.request(self.command, self.path, body=body, headers=headers)
-                    resp = conn.getresponse()
-                    data = resp.read()
-                finally:
-                    conn.close()
-                self.send_response(resp.status)
-                for k, v in resp.getheaders():
-                    if k.lower() not in ("content-length", "transfer-encoding", "connection"):
-                        self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                relay(self, gate._up_host, gate._up_port, self.path, headers, body)
 
             do_GET = do_POST = do_PUT = do_DELETE = _handle
 

@@ -9,13 +9,14 @@ through it and where to. It forwards only to loopback addresses.
 
 from __future__ import annotations
 
-import http.client
 import select
 import socket
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import List, NamedTuple
+
+from tests.support.http_gate import relay
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -63,20 +64,7 @@ class ForwardingProxy:
                     if k.lower() not in ("proxy-connection", "proxy-authorization", "connection")
                 }
                 target = url.path + ("?" + url.query if url.query else "")
-                conn = http.client.HTTPConnection(url.hostname, url.port or 80, timeout=60)
-                try:
-                    conn.request(self.command, target or "/", body=body, headers=headers)
-                    resp = conn.getresponse()
-                    data = resp.read()
-                finally:
-                    conn.close()
-                self.send_response(resp.status)
-                for k, v in resp.getheaders():
-                    if k.lower() not in ("content-length", "transfer-encoding", "connection"):
-                        self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                relay(self, url.hostname, url.port or 80, target or "/", headers, body)
 
             do_GET = do_POST = do_PUT = do_DELETE = _forward
 
