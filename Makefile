@@ -142,6 +142,17 @@ integration: system $(STAMP_EXT) jars schema-registry
 clean:
 	rm -rf build dist *.egg-info confluent_binding/*.so src/*.c src/*.html .pytest_cache
 
+# The Python matrix (not part of make test): for every CPython the package claims that this
+# machine has (pyenv's, else pythonX.Y on the PATH), a venv in .matrix/X.Y with the dev pins, the
+# extension built as a wheel against the pinned librdkafka and installed there, then tests/unit and
+# a broker round trip against the installed package; a table at the end. .venv and
+# confluent_binding/*.so are not touched; build output in build/matrix (tests/support/matrix.sh).
+# Some versions only: make matrix MATRIX_PYTHONS="3.9 3.13"
+MATRIX_PYTHONS ?=
+.PHONY: matrix
+matrix: system jars $(RDKAFKA_STAMP)
+	bash tests/support/matrix.sh $(MATRIX_PYTHONS)
+
 # Side-by-side benchmarks (bench/README.md). Set-up: the C ceiling (rdkafka_performance, built
 # from the pinned librdkafka), the extension, the broker jars. Options: make bench ARGS="--rounds 7".
 ARGS ?=

@@ -26,11 +26,15 @@ _NORMALIZE = [
 ]
 
 
-def _text(exc):
-    text = str(exc)
+def normalize(text):
+    """An exception message without the wording that differs by parser and Python version."""
     for pattern, repl in _NORMALIZE:
         text = pattern.sub(repl, text)
     return text
+
+
+def _text(exc):
+    return normalize(str(exc))
 
 
 def _outcome(scenario, m):

@@ -15,7 +15,7 @@ import confluent_binding.cimpl as ours_cimpl
 from confluent_binding import ConsumerGroupState, ConsumerGroupType
 from confluent_binding.admin import ScramMechanism
 
-from tests.support.parity import Raises
+from tests.support.parity import Raises, normalize
 
 peer = pytest.importorskip("confluent_kafka")
 import confluent_kafka.admin as peer_admin  # noqa: E402
@@ -76,7 +76,8 @@ def test_top_level_enums_match(name):
 
 
 def _normalise(text):
-    return re.sub(r"confluent_kafka\.admin\._\w+|confluent_binding\.admin\.\w+", "M", text)
+    return re.sub(r"confluent_kafka\.admin\._\w+|confluent_binding\.admin\.\w+", "M",
+                  normalize(text))
 
 
 def _outcome(fn):
