@@ -38,6 +38,29 @@ def relay(handler, host, port, path, headers, body):
     handler.end_headers()
     handler.wfile.write(data)
 
+
+class LoopbackServer:
+    """An HTTP server on 127.0.0.1 that serves from a daemon thread while the object is used as
+    a context manager."""
+
+    def _serve(self, handler, name, ssl_context=None) -> int:
+        """Bind ``handler``'s server (TLS with ``ssl_context``); returns its port."""
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        if ssl_context is not None:
+            self._server.socket = ssl_context.wrap_socket(self._server.socket, server_side=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, name=name, daemon=True)
+        return self._server.server_address[1]
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(10)
+
 class Recorded(NamedTuple):
     method: str
     path: str
@@ -52,7 +75,7 @@ class Recorded(NamedTuple):
 LocalHandler = Callable[[str, str, Optional[bytes]], Optional[Tuple[Any, ...]]]
 
 
-class HttpGate:
+class HttpGate(LoopbackServer):
     """``with HttpGate(upstream_url) as gate: gate.url`` (same path as the upstream's)."""
 
     def __init__(
@@ -118,15 +141,9 @@ class HttpGate:
 
             do_GET = do_POST = do_PUT = do_DELETE = _handle
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        if ssl_context is not None:
-            self._server.socket = ssl_context.wrap_socket(self._server.socket, server_side=True)
+        port = self._serve(Handler, "http-gate", ssl_context)
         scheme = "https" if ssl_context is not None else "http"
-        self.url = "%s://127.0.0.1:%d%s" % (scheme, self._server.server_address[1], self._up_path)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="http-gate", daemon=True
-        )
+        self.url = "%s://127.0.0.1:%d%s" % (scheme, port, self._up_path)
 
     def hold(self) -> threading.Event:
         """Hold the requests that come in from now on until the returned event is set."""
@@ -138,11 +155,3 @@ class HttpGate:
         with self._lock:
             return len(self.requests)
 
-    def __enter__(self) -> "HttpGate":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(10)

@@ -13,10 +13,10 @@ import select
 import socket
 import threading
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import List, NamedTuple
 
-from tests.support.http_gate import relay
+from tests.support.http_gate import LoopbackServer, relay
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -27,7 +27,7 @@ class Forwarded(NamedTuple):
     target: str
 
 
-class ForwardingProxy:
+class ForwardingProxy(LoopbackServer):
     """``with ForwardingProxy() as proxy: proxy.url`` (``http://127.0.0.1:PORT``)."""
 
     def __init__(self) -> None:
@@ -84,12 +84,7 @@ class ForwardingProxy:
                 self.close_connection = True
                 _pipe(self.connection, upstream)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.url = "http://127.0.0.1:%d" % self._server.server_address[1]
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="http-proxy", daemon=True
-        )
+        self.url = "http://127.0.0.1:%d" % self._serve(Handler, "http-proxy")
 
     def _record(self, method: str, target: str) -> None:
         with self._lock:
@@ -99,14 +94,6 @@ class ForwardingProxy:
         with self._lock:
             return len(self.forwarded)
 
-    def __enter__(self) -> "ForwardingProxy":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(10)
 
 
 def _pipe(a: socket.socket, b: socket.socket) -> None:
