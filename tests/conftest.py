@@ -83,6 +83,18 @@ def is_timing_sensitive(item):
     return any(rel == file and func in (None, name) for file, func in TIMING_SENSITIVE)
 
 
+def check_timing_sensitive_names(items):
+    """Fails the run if an entry of TIMING_SENSITIVE names a test function that its (collected)
+    module does not have: a renamed test would otherwise silently lose its place at the front."""
+    modules = {_relative(item.path): item.module for item in items
+               if getattr(item, "module", None) is not None}
+    stale = [(file, func) for file, func in TIMING_SENSITIVE
+             if file in modules and func is not None and not hasattr(modules[file], func)]
+    if stale:
+        raise pytest.UsageError(
+            "tests/conftest.py TIMING_SENSITIVE names tests that do not exist: %s" % stale)
+
+
 def _order_key(indexed):
     index, item = indexed
     area = area_of(item.path)
@@ -186,6 +198,7 @@ class SuiteRules:
             if slow:
                 config.hook.pytest_deselected(items=slow)
                 items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+        check_timing_sensitive_names(items)
         items[:] = [item for _, item in sorted(enumerate(items), key=_order_key)]
         self.area = {item.nodeid: area_of(item.path) for item in items}
 
