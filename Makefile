@@ -109,7 +109,7 @@ jars: system deps
 # A real Schema Registry (Apicurio Registry, Confluent's REST API) assembled once with Maven from
 # its Maven Central jars (confluent_binding/testing/apicurio-pom.xml) into .cache/.
 schema-registry: system deps
-	$(PY) -c "from confluent_binding.testing import ensure_schema_registry_app; print(ensure_schema_registry_app(verbose=True))"
+	$(PY) -c "from tests.support.schema_registry import ensure_schema_registry_app; print(ensure_schema_registry_app(verbose=True))"
 
 demo: system $(STAMP_EXT) jars
 	$(PY) examples/quickstart.py

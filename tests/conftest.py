@@ -22,7 +22,7 @@ import pytest
 
 from confluent_binding.testing import KafkaCluster
 
-pytest_plugins = ["confluent_binding.testing.pytest_plugin"]
+pytest_plugins = ["confluent_binding.testing.pytest_plugin", "tests.support.schema_registry"]
 
 TESTS_DIR = Path(__file__).resolve().parent
 ALLOWED_SKIPS = TESTS_DIR / "skips-allowed.txt"

@@ -1,19 +1,17 @@
-"""Test helpers for confluent_binding: a real local Kafka broker and a pytest plugin.
+"""Test helpers for confluent_binding: a real local Kafka broker (or cluster) and a pytest plugin.
 
 The topic helpers (create, delete, inspect, readiness) use the binding's own
 :class:`~confluent_binding.admin.AdminClient`.
 
-- :class:`KafkaCluster` - single-node KRaft broker run from Maven Central jars
-  (needs ``java`` 17+ and, once, ``mvn``), optional SSL / SASL listeners.
+- :class:`KafkaCluster` - KRaft nodes run from Maven Central jars (needs ``java`` 17+ and,
+  once, ``mvn``): one by default, ``brokers=3`` for a cluster; optional SSL / SASL listeners,
+  ACLs, GSSAPI with a Kerberos realm of your own.
+- :class:`KafkaNode` - one broker of a cluster (``cluster.node(node_id)``): kill, pause,
+  resume, restart it on its own.
 - :class:`ExternalKafkaCluster` - same helpers for an already running cluster.
-- :class:`KerberosRealm` - a real MIT Kerberos KDC on loopback (needs Debian's ``krb5-kdc``,
-  ``krb5-admin-server``), for a broker with GSSAPI (``KafkaCluster(kerberos=realm)``).
 - :func:`ensure_kafka_jars` - fetch and cache the broker jars.
-- :class:`SchemaRegistryServer` - a real Schema Registry (Apicurio Registry,
-  Confluent's REST API) built from Maven Central with ``mvn`` once;
-  :class:`ExternalSchemaRegistry` for a running one.
 - pytest plugin: ``-p confluent_binding.testing.pytest_plugin`` (fixtures
-  ``kafka_cluster``, ``topic``, ``make_topic``, ``schema_registry``).
+  ``kafka_cluster``, ``topic``, ``make_topic``).
 """
 
 from ._certs import CertError, TestCertificates, make_test_certificates
@@ -24,45 +22,23 @@ from ._jars import (
     ensure_kafka_jars,
     find_kafka_jars,
 )
-from .cluster import (
-    DEFAULT_JVM_OPTS,
-    SASL_USERS,
-    ExternalKafkaCluster,
-    KafkaCluster,
-    KafkaClusterError,
-)
-from .kerberos import KerberosError, KerberosRealm
-from .schema_registry import (
-    CCOMPAT_PATH,
-    DEFAULT_APICURIO_VERSION,
-    ExternalSchemaRegistry,
-    SchemaRegistryServer,
-    SchemaRegistryServerError,
-    ensure_schema_registry_app,
-    find_schema_registry_app,
-)
+from ._kafka import KafkaCluster
+from ._node import DEFAULT_JVM_OPTS, SASL_USERS, KafkaNode
+from ._topics import ExternalKafkaCluster, KafkaClusterError
 
 __all__ = [
-    "CCOMPAT_PATH",
     "CertError",
     "DEFAULT_JVM_OPTS",
-    "DEFAULT_APICURIO_VERSION",
     "DEFAULT_KAFKA_VERSION",
-    "ExternalSchemaRegistry",
     "ExternalKafkaCluster",
     "KafkaCluster",
     "KafkaClusterError",
     "KafkaJarsError",
-    "KerberosError",
-    "KerberosRealm",
+    "KafkaNode",
     "SASL_USERS",
-    "SchemaRegistryServer",
-    "SchemaRegistryServerError",
     "TestCertificates",
     "cache_dir",
     "ensure_kafka_jars",
-    "ensure_schema_registry_app",
     "find_kafka_jars",
-    "find_schema_registry_app",
     "make_test_certificates",
 ]

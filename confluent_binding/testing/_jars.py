@@ -24,6 +24,7 @@ __all__ = [
     "DEPENDENCY_PLUGIN",
     "KafkaJarsError",
     "POM_PATH",
+    "check_kafka_version",
     "cache_dir",
     "ensure_kafka_jars",
     "find_kafka_jars",
@@ -59,11 +60,16 @@ def cache_dir() -> Path:
     return Path.home() / ".cache" / "confluent_binding"
 
 
-def _is_kafka_3(version: str) -> bool:
+def check_kafka_version(version: str) -> None:
+    """Raise :class:`ValueError` for a Kafka version the harness cannot run: it writes
+    Kafka 4's configuration (KRaft only, Log4j2), so 4.0 or newer."""
     try:
-        return int(version.split(".", 1)[0]) < 4
+        major = int(version.split(".", 1)[0])
     except ValueError:
-        return False
+        raise ValueError("not a Kafka version: %r" % (version,)) from None
+    if major < 4:
+        raise ValueError("Kafka %s is not supported: the harness runs Kafka 4.0 or newer"
+                         % version)
 
 
 def _stamp_text(version: str) -> str:
@@ -106,9 +112,10 @@ def ensure_kafka_jars(
     """Return ``<cache>/kafka-<version>/libs``, running Maven first if needed.
 
     Maven runs only when the directory lacks a completion stamp matching this
-    ``pom.xml``.  Kafka 3.x gets the reload4j logging binding, 4.x Log4j2.
+    ``pom.xml``.  Kafka 4.0 or newer (:func:`check_kafka_version`).
     Raises :class:`KafkaJarsError` when ``mvn`` is missing or fails.
     """
+    check_kafka_version(version)
     found = find_kafka_jars(version)
     if found is not None:
         return found
@@ -137,8 +144,6 @@ def ensure_kafka_jars(
             "-DincludeScope=runtime",
             "-DoutputDirectory=%s" % tmp,
         ]
-        if _is_kafka_3(version):
-            cmd.insert(-3, "-Dkafka.logging=reload4j")
         t0 = time.monotonic()
         try:
             proc = subprocess.run(

@@ -1,44 +1,208 @@
-"""Ending the server processes the harness starts (broker, schema registry)."""
+"""One home for the server processes the harness starts (Kafka brokers; the test suite's Schema
+Registry and KDC launchers use it too): start with a log file, wait until a readiness probe
+passes or the process exits, stop with SIGTERM then SIGKILL, pause and resume."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
+import socket
 import subprocess
+import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Type
+
+__all__ = ["Resources", "ServerProcess", "find_java", "free_ports", "release", "tail"]
 
 
-def terminate(proc: subprocess.Popen, timeout: float) -> None:
-    """SIGTERM (the JVM's clean shutdown), wait up to ``timeout`` seconds, then SIGKILL."""
-    if proc.poll() is None:
-        try:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            kill(proc)
+def free_ports(n: int) -> List[int]:
+    """``n`` distinct TCP ports free on 127.0.0.1 right now."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
-def kill(proc: Optional[subprocess.Popen]) -> None:
-    """SIGKILL ``proc`` if it still runs, and reap it."""
-    if proc is not None and proc.poll() is None:
-        proc.kill()
-        proc.wait()
+def find_java(java: Optional[str] = None, error: Type[Exception] = RuntimeError) -> str:
+    """``java`` if given, else ``$JAVA_HOME/bin/java``, else ``java`` on ``PATH``."""
+    if java:
+        return java
+    home = os.environ.get("JAVA_HOME")
+    if home and os.access(os.path.join(home, "bin", "java"), os.X_OK):
+        return os.path.join(home, "bin", "java")
+    found = shutil.which("java")
+    if not found:
+        raise error("'java' (17 or newer) is needed to run the server; set JAVA_HOME or PATH")
+    return found
+
+
+def tail(path: Path, lines: int = 60, max_bytes: int = 64 * 1024) -> str:
+    """The last ``lines`` lines of a (possibly large) log file."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - max_bytes))
+            data = f.read().decode("utf-8", "replace")
+    except OSError as e:
+        return "<cannot read %s: %s>" % (path, e)
+    return "\n".join(data.splitlines()[-lines:])
+
+
+class ServerProcess:
+    """One server process and its log file.
+
+    ``name`` says what it is in error messages (``"Kafka broker"``); ``error`` is the exception
+    class raised when it exits during start-up or is not ready in time (the message ends with the
+    tail of ``log_path`` and of each of ``also_tail``).  Usable again after it ended.
+    """
+
+    def __init__(self, name: str, log_path: Path, error: Type[Exception] = RuntimeError,
+                 also_tail: Sequence[Path] = ()):
+        self.name = name
+        self.log_path = Path(log_path)
+        self.error = error
+        self.also_tail = tuple(Path(p) for p in also_tail)
+        self.proc: Optional[subprocess.Popen] = None
+        self._log_file: Any = None
+
+    @property
+    def pid(self) -> Optional[int]:
+        return self.proc.pid if self.proc is not None else None
+
+    @property
+    def is_running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    @property
+    def returncode(self) -> Optional[int]:
+        return self.proc.returncode if self.proc is not None else None
+
+    def log_tail(self) -> str:
+        parts = ["last lines of %s:\n%s" % (p, tail(p))
+                 for p in (self.log_path, *self.also_tail) if p.exists()]
+        return "\n".join(parts) or "<no log at %s>" % self.log_path
+
+    def start(self, cmd: Sequence[str], cwd: Path,
+              env: Optional[Mapping[str, str]] = None) -> None:
+        """Launch ``cmd`` in its own session (a terminal's Ctrl-C goes to the test run, not to
+        the server), its output appended to the log file after a header line."""
+        if self.is_running:
+            raise self.error("%s already running (pid %s)" % (self.name, self.pid))
+        self._close_log()
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log_file = open(self.log_path, "ab")
+        self._log_file.write(b"\n=== %s: %s\n" % (time.strftime("%Y-%m-%d %H:%M:%S").encode(),
+                                                    " ".join(cmd).encode()))
+        self._log_file.flush()
+        self.proc = subprocess.Popen(
+            list(cmd), stdin=subprocess.DEVNULL, stdout=self._log_file,
+            stderr=subprocess.STDOUT, cwd=str(cwd), env=None if env is None else dict(env),
+            start_new_session=True)
+
+    def wait_ready(self, probe: Callable[[], Any], timeout: float,
+                   interval: float = 0.1) -> None:
+        """Call ``probe`` until it returns a true value.  A probe that raises or returns a
+        false value is not ready yet (the last exception is reported).  Raises ``error`` with
+        the log's tail when the process exits or ``timeout`` passes (the process is then left
+        as it is: the caller kills it)."""
+        assert self.proc is not None, "start() first"
+        deadline = time.monotonic() + timeout
+        last: Optional[BaseException] = None
+        while True:
+            rc = self.proc.poll()
+            if rc is not None:
+                raise self.error("%s exited with code %d during start-up; %s"
+                                 % (self.name, rc, self.log_tail()))
+            try:
+                if probe():
+                    return
+            except Exception as e:  # not up yet: keep polling
+                last = e
+            if time.monotonic() >= deadline:
+                raise self.error("%s not ready after %.0fs (last error: %s); %s"
+                                 % (self.name, timeout, last, self.log_tail()))
+            time.sleep(interval)
+
+    def stop(self, timeout: float) -> Optional[int]:
+        """SIGTERM (a JVM's clean shutdown), wait up to ``timeout`` seconds, then SIGKILL.
+        Returns the exit code (``None`` if never started)."""
+        proc = self.proc
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            try:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._close_log()
+        return proc.returncode
+
+    def kill(self) -> None:
+        """SIGKILL the process if it still runs, and reap it."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        self._close_log()
+
+    def pause(self, timeout: float = 10) -> None:
+        """SIGSTOP; returns once the process is stopped."""
+        self._signal(signal.SIGSTOP, True, timeout)
+
+    def resume(self, timeout: float = 10) -> None:
+        """SIGCONT; returns once the process runs again."""
+        self._signal(signal.SIGCONT, False, timeout)
+
+    def _signal(self, sig: int, stopped: bool, timeout: float) -> None:
+        if not self.is_running:
+            raise self.error("%s is not running" % self.name)
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+        # the signal is delivered asynchronously: wait for the state it causes (Linux /proc)
+        stat = Path("/proc/%d/stat" % self.proc.pid)
+        deadline = time.monotonic() + timeout
+        while stat.exists():
+            try:
+                state = stat.read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                return
+            if (state in ("T", "t")) == stopped:
+                return
+            if time.monotonic() >= deadline:
+                raise self.error("%s still in state %s after signal %d"
+                                 % (self.name, state, sig))
+            time.sleep(0.01)
+
+    def _close_log(self) -> None:
+        f, self._log_file = self._log_file, None
+        if f is not None:
+            f.close()
 
 
 class Resources:
-    """What a server object's finalizer releases: its process and the directories it made (no
+    """What a server object's finalizer releases: its processes and the directories it made (no
     reference to the object itself)."""
 
-    __slots__ = ("proc", "remove")
+    __slots__ = ("servers", "remove")
 
     def __init__(self) -> None:
-        self.proc: Optional[subprocess.Popen] = None
+        self.servers: List[ServerProcess] = []
         self.remove: List[Path] = []
 
 
 def release(res: Resources) -> None:
-    """Kill ``res.proc`` if it still runs and remove ``res.remove``."""
-    kill(res.proc)
+    """Kill the servers of ``res`` that still run and remove ``res.remove``."""
+    for server in res.servers:
+        server.kill()
     for path in res.remove:
         shutil.rmtree(path, ignore_errors=True)

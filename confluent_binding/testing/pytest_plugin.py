@@ -17,9 +17,7 @@ Fixtures:
        (:class:`~confluent_binding.testing.KafkaCluster`, Kafka
        ``KAFKA_VERSION`` or 4.1.2) whose jars :func:`ensure_kafka_jars` fetches
        once with ``mvn``.
-    3. the ``testcontainers`` package importable and a Docker engine
-       answering: a ``KafkaContainer``.
-    4. otherwise the test fails, saying what is missing.
+    3. otherwise the test fails, saying what is missing.
 
     All variants offer ``bootstrap_servers``, ``client_config(**extra)``,
     ``create_topic(name, partitions=1, config=None, timeout=30)``,
@@ -31,13 +29,6 @@ Fixtures:
 ``make_topic`` (function)
     Factory ``make_topic(partitions=1, name=None, config=None) -> str``;
     the topics it made are deleted after the test.
-
-``schema_registry`` (session)
-    A real Schema Registry speaking Confluent's REST API: ``SCHEMA_REGISTRY_URL`` if set
-    (optional ``SCHEMA_REGISTRY_CLIENT_CONFIG``, a JSON object of client settings such as
-    ``basic.auth.user.info``), else a local Apicurio Registry
-    (:class:`~confluent_binding.testing.SchemaRegistryServer`, built once with ``mvn``; needs
-    ``java`` 11+).  Offers ``url`` and ``client_config(extra=None) -> {"url": ..., ...}``.
 """
 
 from __future__ import annotations
@@ -52,13 +43,15 @@ from typing import Any, Callable, Iterator, List, Optional
 import pytest
 
 from ._jars import DEFAULT_KAFKA_VERSION, KafkaJarsError, ensure_kafka_jars
-from .cluster import ExternalKafkaCluster, KafkaCluster
-from .schema_registry import DEFAULT_APICURIO_VERSION, ExternalSchemaRegistry, SchemaRegistryServer
+from ._kafka import KafkaCluster
+from ._topics import ExternalKafkaCluster
 
-__all__ = ["kafka_cluster", "make_topic", "schema_registry", "topic"]
+__all__ = ["kafka_cluster", "make_topic", "topic"]
 
 
-def _json_object_env(name: str) -> dict:
+def json_object_env(name: str) -> dict:
+    """The environment variable ``name`` read as a JSON object (``{}`` when unset); fails the
+    test run when it is something else."""
     raw = os.environ.get(name, "").strip()
     config = {}
     if raw:
@@ -75,55 +68,13 @@ def _external() -> Optional[ExternalKafkaCluster]:
     servers = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
     if not servers:
         return None
-    config = _json_object_env("KAFKA_CLIENT_CONFIG")
+    config = json_object_env("KAFKA_CLIENT_CONFIG")
     cluster = ExternalKafkaCluster(servers, config)
     try:
         cluster.wait_ready(timeout=30)
     except Exception as e:
         pytest.fail("KAFKA_BOOTSTRAP_SERVERS=%s: %s" % (servers, e), pytrace=False)
     return cluster
-
-
-def _docker_answers() -> bool:
-    try:
-        import docker  # type: ignore[import-not-found]
-
-        client = docker.from_env(timeout=5)
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    except Exception:
-        return False
-
-
-class _ContainerCluster(ExternalKafkaCluster):
-    def __init__(self, container: Any):
-        super().__init__(container.get_bootstrap_server())
-        self.container = container
-
-
-def _testcontainers_cluster(reasons: List[str]) -> Optional[Iterator[_ContainerCluster]]:
-    try:
-        try:
-            from testcontainers.community.kafka import KafkaContainer  # type: ignore[import-not-found]
-        except ImportError:
-            from testcontainers.kafka import KafkaContainer  # type: ignore[import-not-found]
-    except ImportError:
-        reasons.append("the 'testcontainers' package is not installed")
-        return None
-    if not _docker_answers():
-        reasons.append("no Docker engine answers (needed by testcontainers)")
-        return None
-
-    def gen() -> Iterator[_ContainerCluster]:
-        image = os.environ.get("KAFKA_TESTCONTAINERS_IMAGE", "confluentinc/cp-kafka:7.9.0")
-        with KafkaContainer(image).with_kraft() as container:
-            cluster = _ContainerCluster(container)
-            cluster.wait_ready(timeout=60)
-            yield cluster
-
-    return gen()
 
 
 @pytest.fixture(scope="session")
@@ -140,7 +91,7 @@ def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         libs = None
         try:
             libs = ensure_kafka_jars(version)
-        except KafkaJarsError as e:
+        except (KafkaJarsError, ValueError) as e:
             reasons.append(str(e))
         if libs is not None:
             cluster = KafkaCluster(
@@ -163,15 +114,10 @@ def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     else:
         reasons.append("'java' (17+) is not on PATH and JAVA_HOME is not set")
 
-    gen = _testcontainers_cluster(reasons)
-    if gen is not None:
-        yield from gen
-        return
-
     pytest.fail(
         "no Kafka cluster for integration tests: set KAFKA_BOOTSTRAP_SERVERS=host:port, or "
-        "install java 17+ and maven (the broker jars are fetched once), or testcontainers "
-        "with a Docker engine. Missing: " + "; ".join(reasons),
+        "install java 17+ and maven (the broker jars are fetched once). Missing: "
+        + "; ".join(reasons),
         pytrace=False,
     )
 
@@ -204,34 +150,3 @@ def make_topic(kafka_cluster: Any, request: pytest.FixtureRequest) -> Iterator[C
 def topic(make_topic: Callable[..., str]) -> str:
     """A fresh, uniquely named topic with one partition."""
     return make_topic(1)
-
-
-@pytest.fixture(scope="session")
-def schema_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A running Schema Registry for the whole test session (see module doc)."""
-    url = os.environ.get("SCHEMA_REGISTRY_URL", "").strip()
-    if url:
-        registry = ExternalSchemaRegistry(url, _json_object_env("SCHEMA_REGISTRY_CLIENT_CONFIG"))
-        try:
-            registry.wait_ready(timeout=30)
-        except Exception as e:
-            pytest.fail("SCHEMA_REGISTRY_URL=%s: %s" % (url, e), pytrace=False)
-        yield registry
-        return
-    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
-        pytest.fail(
-            "no Schema Registry for tests: set SCHEMA_REGISTRY_URL, or install java 11+ and "
-            "maven (Apicurio Registry is built once)",
-            pytrace=False,
-        )
-    version = os.environ.get("APICURIO_VERSION", DEFAULT_APICURIO_VERSION)
-    server = SchemaRegistryServer(version, workdir=tmp_path_factory.mktemp("schema-registry"))
-    try:
-        server.start(timeout=180)
-    except Exception as e:
-        server.kill()
-        pytest.fail("local Apicurio Registry %s did not start: %s" % (version, e), pytrace=False)
-    try:
-        yield server
-    finally:
-        server.stop()

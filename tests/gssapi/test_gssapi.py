@@ -18,8 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from confluent_binding.testing import KafkaCluster, KerberosRealm
-
 # The first test's set-up compiles the extension (about 2 min on a loaded 2-core machine):
 # more time than the suite's per-test limit; the clients have their own time limits.
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
@@ -44,18 +42,6 @@ def gssapi_package():
         pytest.fail("CB_GSSAPI=1 setup.py build failed:\n" + proc.stdout[-4000:])
     assert list((lib / "confluent_binding").glob("_core*.so")), proc.stdout[-2000:]
     return lib
-
-
-@pytest.fixture(scope="session")
-def realm(tmp_path_factory):
-    with KerberosRealm(workdir=tmp_path_factory.mktemp("realm")) as r:
-        yield r
-
-
-@pytest.fixture(scope="session")
-def kerberos_cluster(realm, tmp_path_factory):
-    with KafkaCluster(kerberos=realm, workdir=tmp_path_factory.mktemp("kerberos-kafka")) as c:
-        yield c
 
 
 def run_client(package, realm, tmp_path, mode, conf, *args, timeout=150):

@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 import confluent_binding as kafka
-from confluent_binding.testing import KafkaCluster, KafkaClusterError
+from confluent_binding.testing import KafkaCluster, KafkaClusterError, KafkaNode
 
 from tests.support.sequences import wait_for
 
@@ -54,6 +54,8 @@ def _produce_one(conf, topic, value):
 
 def test_three_nodes_one_quorum_replicated_topics(cluster):
     assert [n.node_id for n in cluster.nodes] == [1, 2, 3]
+    assert all(isinstance(n, KafkaNode) for n in cluster.nodes)
+    assert [n.workdir.name for n in cluster.nodes] == ["node-1", "node-2", "node-3"]
     assert len({n.pid for n in cluster.nodes}) == 3 and cluster.pid is None
     assert len(cluster.bootstrap_servers.split(",")) == 3
     assert all(n.cluster_id == cluster.cluster_id for n in cluster.nodes)

@@ -6,7 +6,11 @@ import urllib.request
 
 import pytest
 
-from confluent_binding.testing import CCOMPAT_PATH, SchemaRegistryServer, SchemaRegistryServerError
+from tests.support.schema_registry import (
+    CCOMPAT_PATH,
+    SchemaRegistryServer,
+    SchemaRegistryServerError,
+)
 
 pytestmark = pytest.mark.integration
 

@@ -9,7 +9,7 @@ import subprocess
 from typing import Dict, Optional
 
 from confluent_binding.testing import ensure_kafka_jars
-from confluent_binding.testing.cluster import _find_java
+from confluent_binding.testing._process import find_java
 
 # a short-lived JVM: favour start-up time
 _JVM_OPTS = ("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -20,7 +20,7 @@ def run_tool(main_class: str, *args: str, timeout: float = 120) -> str:
     """Run a Kafka tool class with the broker's classpath; its stdout, or an error with its
     output."""
     libs = ensure_kafka_jars()
-    cmd = [_find_java(None), *_JVM_OPTS, "-cp", str(libs / "*"), main_class, *args]
+    cmd = [find_java(), *_JVM_OPTS, "-cp", str(libs / "*"), main_class, *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if proc.returncode != 0:
         raise RuntimeError("%s failed (%d):\n%s%s" % (main_class, proc.returncode, proc.stdout,

@@ -1,10 +1,17 @@
-"""A real Schema Registry for tests: Apicurio Registry run as a local JVM process.
+"""A real Schema Registry for the test suite: Apicurio Registry run as a local JVM process, and
+the ``schema_registry`` fixture (a pytest plugin: tests/conftest.py loads this module).
 
 Apicurio Registry serves Confluent's Schema Registry REST API under ``/apis/ccompat/v7``.  Its
 server is published on Maven Central as a plain jar; :func:`ensure_schema_registry_app` assembles
 it into a runnable Quarkus application with ``mvn`` once (``apicurio-pom.xml`` next to this file)
-and caches it next to the Kafka jars.  :class:`SchemaRegistryServer` starts it on a free loopback
-port with in-memory storage, waits until the API answers, and stops it cleanly.
+and caches it next to the Kafka jars (``make schema-registry``).  :class:`SchemaRegistryServer`
+starts it on a free loopback port with in-memory storage, waits until the API answers, and stops
+it cleanly.
+
+``schema_registry`` (session fixture): ``SCHEMA_REGISTRY_URL`` if set (optional
+``SCHEMA_REGISTRY_CLIENT_CONFIG``, a JSON object of client settings such as
+``basic.auth.user.info``), else a local :class:`SchemaRegistryServer` (``APICURIO_VERSION`` or
+the default).  Offers ``url`` and ``client_config(extra=None) -> {"url": ..., ...}``.
 
 Example::
 
@@ -26,11 +33,13 @@ import urllib.error
 import urllib.request
 import weakref
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, Iterator, List, Mapping, Optional
 
-from . import _process
-from ._jars import _locked, cache_dir
-from .cluster import _find_java, _free_ports, _tail
+import pytest
+
+from confluent_binding.testing import _process
+from confluent_binding.testing._jars import _locked, cache_dir
+from confluent_binding.testing.pytest_plugin import json_object_env
 
 __all__ = [
     "APICURIO_POM_PATH",
@@ -41,6 +50,7 @@ __all__ = [
     "SchemaRegistryServer",
     "ensure_schema_registry_app",
     "find_schema_registry_app",
+    "schema_registry",
 ]
 
 DEFAULT_APICURIO_VERSION = "2.4.2.Final"
@@ -200,12 +210,6 @@ class ExternalSchemaRegistry:
         return "ExternalSchemaRegistry(%r)" % self.url
 
 
-def _release(res: Dict[str, Any]) -> None:
-    _process.kill(res.get("proc"))
-    if res.get("remove"):
-        shutil.rmtree(res["remove"], ignore_errors=True)
-
-
 class SchemaRegistryServer(ExternalSchemaRegistry):
     """Apicurio Registry on ``127.0.0.1:<free port>`` with in-memory storage (H2).
 
@@ -240,11 +244,16 @@ class SchemaRegistryServer(ExternalSchemaRegistry):
             if workdir is not None
             else Path(tempfile.mkdtemp(prefix="schema-registry-"))
         )
-        self._res: Dict[str, Any] = {
-            "proc": None,
-            "remove": self.workdir if self._owns_workdir else None,
-        }
-        self._finalizer = weakref.finalize(self, _release, self._res)
+        self.process = _process.ServerProcess("Apicurio Registry",
+                                              self.workdir / "schema-registry.log",
+                                              SchemaRegistryServerError)
+        # At interpreter exit (or garbage collection): kill a leftover server, remove the
+        # workdir this object made.
+        self._res = _process.Resources()
+        self._res.servers.append(self.process)
+        if self._owns_workdir:
+            self._res.remove.append(self.workdir)
+        self._finalizer = weakref.finalize(self, _process.release, self._res)
         self.app = Path(app) if app is not None else None
         self.heap = heap
         self.properties = dict(properties or {})
@@ -252,20 +261,22 @@ class SchemaRegistryServer(ExternalSchemaRegistry):
         self.verbose = verbose
         self.port: Optional[int] = None
         self.timings: Dict[str, float] = {}
-        self._proc: Optional[subprocess.Popen] = None
-        self._log_file: Any = None
 
     @property
     def log_path(self) -> Path:
-        return self.workdir / "schema-registry.log"
+        return self.process.log_path
 
     @property
     def pid(self) -> Optional[int]:
-        return self._proc.pid if self._proc is not None else None
+        return self.process.pid
 
     @property
     def is_running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
+        return self.process.is_running
+
+    def _answers(self) -> bool:
+        _http_get(self.url + "/subjects", timeout=2)   # raises while not listening yet
+        return True
 
     def _command(self, java: str, app: Path) -> List[str]:
         props: Dict[str, Any] = {
@@ -281,33 +292,17 @@ class SchemaRegistryServer(ExternalSchemaRegistry):
     def start(self, timeout: float = 120) -> "SchemaRegistryServer":
         """Build if needed, launch on a fresh port, wait until ``GET /subjects`` answers."""
         if self.is_running:
-            raise SchemaRegistryServerError("already running (pid %d)" % self.pid)
+            raise SchemaRegistryServerError("already running (pid %s)" % self.pid)
         t0 = time.monotonic()
         app = self.app or ensure_schema_registry_app(self.version, verbose=self.verbose)
         t1 = time.monotonic()
-        java = _find_java(self._java)
+        java = _process.find_java(self._java, SchemaRegistryServerError)
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.port = _free_ports(1)[0]
+        self.port = _process.free_ports(1)[0]
         self.url = "http://127.0.0.1:%d%s" % (self.port, CCOMPAT_PATH)
-        cmd = self._command(java, app)
-        self._close_log()
-        self._log_file = open(self.log_path, "ab")
-        self._log_file.write(
-            b"\n=== %s: %s\n"
-            % (time.strftime("%Y-%m-%d %H:%M:%S").encode(), " ".join(cmd).encode())
-        )
-        self._log_file.flush()
-        self._proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.DEVNULL,
-            stdout=self._log_file,
-            stderr=subprocess.STDOUT,
-            cwd=str(self.workdir),
-            start_new_session=True,  # Ctrl-C goes to the test run only
-        )
-        self._res["proc"] = self._proc
+        self.process.start(self._command(java, app), cwd=self.workdir)
         try:
-            self._wait_ready(timeout)
+            self.process.wait_ready(self._answers, timeout)
         except BaseException:
             self.kill()
             raise
@@ -318,59 +313,28 @@ class SchemaRegistryServer(ExternalSchemaRegistry):
         }
         if self.verbose:
             print(
-                "Apicurio Registry %s ready at %s in %.1fs, pid %d, log %s"
+                "Apicurio Registry %s ready at %s in %.1fs, pid %s, log %s"
                 % (self.version, self.url, self.timings["ready"], self.pid, self.log_path)
             )
         return self
 
-    def _wait_ready(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        last: Optional[BaseException] = None
-        assert self._proc is not None
-        while True:
-            rc = self._proc.poll()
-            if rc is not None:
-                raise SchemaRegistryServerError(
-                    "Apicurio Registry exited with code %d during start-up; last lines of %s:\n%s"
-                    % (rc, self.log_path, _tail(self.log_path))
-                )
-            try:
-                _http_get(self.url + "/subjects", timeout=2)
-                return
-            except (OSError, ValueError) as e:  # not listening yet
-                last = e
-            if time.monotonic() >= deadline:
-                raise SchemaRegistryServerError(
-                    "Apicurio Registry not ready after %.0fs (last error: %s); log %s:\n%s"
-                    % (timeout, last, self.log_path, _tail(self.log_path))
-                )
-            time.sleep(0.1)
-
     def stop(self, timeout: float = 30) -> Optional[int]:
         """SIGTERM, wait up to ``timeout``, then SIGKILL.  Returns the exit code."""
-        proc = self._proc
-        if proc is None:
+        if self.process.proc is None:
             return None
         t0 = time.monotonic()
-        _process.terminate(proc, timeout)
+        rc = self.process.stop(timeout)
         self.timings["stop"] = time.monotonic() - t0
-        self._close_log()
-        return proc.returncode
+        return rc
 
     def kill(self) -> None:
-        _process.kill(self._proc)
-        self._close_log()
-
-    def _close_log(self) -> None:
-        f, self._log_file = self._log_file, None
-        if f is not None:
-            f.close()
+        self.process.kill()
 
     def cleanup(self) -> None:
         """Stop, and remove the workdir if this object made it."""
         self.stop()
-        if self._owns_workdir:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        for path in self._res.remove:
+            shutil.rmtree(path, ignore_errors=True)
 
     def __enter__(self) -> "SchemaRegistryServer":
         if not self.is_running:
@@ -381,5 +345,36 @@ class SchemaRegistryServer(ExternalSchemaRegistry):
         self.cleanup()
 
     def __repr__(self) -> str:
-        state = "running pid %d" % self.pid if self.is_running else "stopped"
+        state = "running pid %s" % self.pid if self.is_running else "stopped"
         return "SchemaRegistryServer(%s, %s, %s)" % (self.version, self.url or "no url", state)
+
+
+@pytest.fixture(scope="session")
+def schema_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A running Schema Registry for the whole test session (see the module's doc)."""
+    url = os.environ.get("SCHEMA_REGISTRY_URL", "").strip()
+    if url:
+        registry = ExternalSchemaRegistry(url, json_object_env("SCHEMA_REGISTRY_CLIENT_CONFIG"))
+        try:
+            registry.wait_ready(timeout=30)
+        except Exception as e:
+            pytest.fail("SCHEMA_REGISTRY_URL=%s: %s" % (url, e), pytrace=False)
+        yield registry
+        return
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        pytest.fail(
+            "no Schema Registry for tests: set SCHEMA_REGISTRY_URL, or install java 11+ and "
+            "maven (Apicurio Registry is built once)",
+            pytrace=False,
+        )
+    version = os.environ.get("APICURIO_VERSION", DEFAULT_APICURIO_VERSION)
+    server = SchemaRegistryServer(version, workdir=tmp_path_factory.mktemp("schema-registry"))
+    try:
+        server.start(timeout=180)
+    except Exception as e:
+        server.kill()
+        pytest.fail("local Apicurio Registry %s did not start: %s" % (version, e), pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()

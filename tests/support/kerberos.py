@@ -1,4 +1,5 @@
-"""A real MIT Kerberos KDC for tests: one realm on a free loopback port, in a directory of its own.
+"""A real MIT Kerberos KDC for the GSSAPI tests: one realm on a free loopback port, in a
+directory of its own.
 
 Needs MIT Kerberos' server tools (Debian: ``krb5-kdc`` and ``krb5-admin-server`` for
 ``krb5kdc``, ``kdb5_util``, ``kadmin.local``; ``krb5-user`` for the ``kinit`` clients run). Nothing
@@ -23,12 +24,11 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 import weakref
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from . import _process
+from confluent_binding.testing import _process
 
 __all__ = ["DEFAULT_REALM", "KerberosError", "KerberosRealm"]
 
@@ -90,9 +90,11 @@ class KerberosRealm:
             self._res.remove.append(self.workdir)
         else:
             self.workdir = Path(workdir)
+        self.process = _process.ServerProcess("krb5kdc", self.workdir / "krb5kdc.out",
+                                              KerberosError, also_tail=[self.workdir / "kdc.log"])
+        self._res.servers.append(self.process)
         self._finalizer = weakref.finalize(self, _process.release, self._res)
         self.port: Optional[int] = None
-        self._proc: Optional[subprocess.Popen] = None
 
     # -- paths and client settings ----------------------------------------------------
 
@@ -125,7 +127,7 @@ class KerberosRealm:
 
     @property
     def is_running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
+        return self.process.is_running
 
     def _tool_env(self) -> Dict[str, str]:
         return dict(os.environ, KRB5_CONFIG=str(self.krb5_conf),
@@ -186,7 +188,7 @@ class KerberosRealm:
     def start(self, timeout: float = 30) -> "KerberosRealm":
         """Create the realm's database and start its KDC; returns when the KDC accepts TCP."""
         if self.is_running:
-            raise KerberosError("the KDC already runs (pid %d)" % self._proc.pid)
+            raise KerberosError("krb5kdc already running (pid %s)" % self.process.pid)
         krb5kdc, kdb5_util = _tool("krb5kdc"), _tool("kdb5_util")
         _tool("kadmin.local")
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -195,37 +197,19 @@ class KerberosRealm:
         for old in [*self.workdir.glob("principal*"), self.workdir / "stash"]:
             old.unlink(missing_ok=True)   # a database of an earlier start
         self._run(kdb5_util, "-r", self.realm, "create", "-s", "-P", secrets.token_hex(16))
-        log = open(self.workdir / "krb5kdc.out", "ab")
+        self.process.start([krb5kdc, "-n", "-r", self.realm], cwd=self.workdir,
+                           env=self._tool_env())
         try:
-            self._proc = subprocess.Popen(
-                [krb5kdc, "-n", "-r", self.realm], stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, env=self._tool_env(), cwd=str(self.workdir),
-                start_new_session=True)
-        finally:
-            log.close()
-        self._res.proc = self._proc
-        deadline = time.monotonic() + timeout
-        while True:
-            rc = self._proc.poll()
-            if rc is not None:
-                raise KerberosError("krb5kdc exited with code %d: %s" % (rc, self._log_tail()))
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                pass
-            if time.monotonic() >= deadline:
-                self.stop()
-                raise KerberosError("krb5kdc not listening on 127.0.0.1:%d after %.0f s: %s"
-                                    % (self.port, timeout, self._log_tail()))
-            time.sleep(0.05)
+            self.process.wait_ready(self._accepts_tcp, timeout, interval=0.05)
+        except BaseException:
+            self.process.kill()
+            raise
+        return self
 
-    def _log_tail(self) -> str:
-        text = ""
-        for f in (self.workdir / "krb5kdc.out", self.log_path):
-            if f.exists():
-                text += f.read_text(errors="replace")[-2000:]
-        return text.strip() or "<no output>"
+    def _accepts_tcp(self) -> bool:
+        assert self.port is not None
+        socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+        return True
 
     # -- principals ---------------------------------------------------------------------
 
@@ -255,8 +239,7 @@ class KerberosRealm:
 
     def stop(self, timeout: float = 10) -> None:
         """Stop the KDC (the database stays; :meth:`start` makes a new one)."""
-        if self._proc is not None:
-            _process.terminate(self._proc, timeout)
+        self.process.stop(timeout)
 
     def cleanup(self) -> None:
         """Stop the KDC and remove the directory this object made (a given workdir stays)."""
@@ -273,5 +256,5 @@ class KerberosRealm:
         self.cleanup()
 
     def __repr__(self) -> str:
-        state = "running pid %d" % self._proc.pid if self.is_running else "stopped"
+        state = "running pid %s" % self.process.pid if self.is_running else "stopped"
         return "KerberosRealm(%s, port %s, %s)" % (self.realm, self.port, state)

@@ -1,0 +1,160 @@
+"""The harness's one process helper (confluent_binding.testing._process.ServerProcess), which
+every server launcher uses (Kafka nodes, the suite's Schema Registry and KDC): start with a log
+file, readiness, start-up failures reported with the log, SIGTERM then SIGKILL, pause/resume.
+Real child processes (the running Python), no broker."""
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from confluent_binding.testing import KafkaCluster, ensure_kafka_jars
+from confluent_binding.testing._process import Resources, ServerProcess, free_ports, release
+
+
+class LauncherError(RuntimeError):
+    pass
+
+
+def _python(code):
+    return [sys.executable, "-c", code]
+
+
+# a server that prints a line, writes its ready file once set up, then waits to be stopped
+_SERVE = """
+import pathlib, signal, sys, time
+{setup}
+print("server-says-hello", flush=True)
+pathlib.Path({ready!r}).write_text("ok")
+while True:
+    time.sleep(1)
+"""
+
+
+def _server(tmp_path, setup=""):
+    ready = tmp_path / "ready"
+    proc = ServerProcess("test server", tmp_path / "server.log", LauncherError)
+    proc.start(_python(_SERVE.format(setup=setup, ready=str(ready))), cwd=tmp_path)
+    return proc, ready
+
+
+def _state(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_ready_once_the_probe_passes_and_sigterm_stops_it(tmp_path):
+    proc, ready = _server(tmp_path)
+    try:
+        proc.wait_ready(ready.exists, timeout=60)
+        assert proc.is_running and proc.pid is not None
+        assert ready.read_text() == "ok"
+    finally:
+        rc = proc.stop(timeout=30)
+    assert rc == -signal.SIGTERM and not proc.is_running
+    log = (tmp_path / "server.log").read_text()
+    # a header line naming the command, then the server's own output
+    assert log.startswith("\n=== ") and sys.executable in log
+    assert "server-says-hello" in log
+
+
+def test_exit_during_start_up_raises_with_the_log_tail(tmp_path):
+    proc = ServerProcess("test server", tmp_path / "server.log", LauncherError)
+    proc.start(_python("import sys; print('bad-setting-marker', file=sys.stderr); sys.exit(3)"),
+               cwd=tmp_path)
+    t0 = time.monotonic()
+    with pytest.raises(LauncherError) as e:
+        proc.wait_ready(lambda: False, timeout=120)
+    # the exit is noticed, not the timeout waited out
+    assert time.monotonic() - t0 < 60
+    msg = str(e.value)
+    assert "test server exited with code 3 during start-up" in msg
+    assert "bad-setting-marker" in msg and str(tmp_path / "server.log") in msg
+
+
+def test_not_ready_in_time_names_the_last_probe_error(tmp_path):
+    proc, _ = _server(tmp_path)
+    try:
+        def probe():
+            raise ValueError("connection refused 4242")
+        with pytest.raises(LauncherError, match=r"not ready after 1s.*connection refused 4242"):
+            proc.wait_ready(probe, timeout=1)
+        assert proc.is_running   # left for the caller to stop or kill
+    finally:
+        proc.kill()
+    assert not proc.is_running and proc.returncode == -signal.SIGKILL
+
+
+def test_stop_kills_what_ignores_sigterm_after_the_grace_period(tmp_path):
+    proc, ready = _server(tmp_path, setup="signal.signal(signal.SIGTERM, signal.SIG_IGN)")
+    try:
+        proc.wait_ready(ready.exists, timeout=60)
+        t0 = time.monotonic()
+        rc = proc.stop(timeout=0.5)
+        assert time.monotonic() - t0 >= 0.5
+    finally:
+        proc.kill()
+    assert rc == -signal.SIGKILL
+
+
+def test_pause_and_resume_wait_for_the_process_state(tmp_path):
+    proc, ready = _server(tmp_path)
+    try:
+        proc.wait_ready(ready.exists, timeout=60)
+        proc.pause()
+        assert _state(proc.pid) in ("T", "t")
+        proc.resume()
+        assert _state(proc.pid) not in ("T", "t")
+        assert proc.is_running
+    finally:
+        proc.kill()
+    with pytest.raises(LauncherError, match="not running"):
+        proc.pause()
+
+
+def test_a_second_start_while_running_is_refused(tmp_path):
+    proc, ready = _server(tmp_path)
+    try:
+        with pytest.raises(LauncherError, match="already running"):
+            proc.start(_python("pass"), cwd=tmp_path)
+    finally:
+        proc.kill()
+
+
+def test_release_kills_the_servers_and_removes_the_directories(tmp_path):
+    made = tmp_path / "made"
+    made.mkdir()
+    (made / "file").write_text("x")
+    proc, ready = _server(tmp_path)
+    res = Resources()
+    res.servers.append(proc)
+    res.remove.append(made)
+    pid = proc.pid
+    release(res)
+    assert not proc.is_running and not made.exists()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_free_ports_are_distinct_and_bindable():
+    import socket
+
+    ports = free_ports(4)
+    assert len(set(ports)) == 4
+    for port in ports:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))
+
+
+@pytest.mark.parametrize("version", ["3.9.1", "2.8.0", "next"])
+def test_only_kafka_4_or_newer(version, monkeypatch, tmp_path):
+    # refused before anything is fetched or started
+    monkeypatch.setenv("CONFLUENT_BINDING_CACHE", str(tmp_path))
+    with pytest.raises(ValueError, match="Kafka|version"):
+        KafkaCluster(version=version)
+    with pytest.raises(ValueError):
+        ensure_kafka_jars(version, mvn="/nonexistent/mvn")
+    assert list(Path(tmp_path).iterdir()) == []
