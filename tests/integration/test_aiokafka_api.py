@@ -120,7 +120,8 @@ async def test_subscribe_with_listener_and_transaction(kafka_cluster, make_topic
     await tp.stop()
     assert await c.committed(TopicPartition(topic, 0)) == 3
     await c.stop()
-    assert events[-1] == ("revoked", {TopicPartition(topic, 0)})
+    # as aiokafka: stop() leaves the group without calling the listener
+    assert events[-1] == ("assigned", {TopicPartition(topic, 0)})
 
     reader = AIOKafkaConsumer(out, bootstrap_servers=bootstrap, group_id=None,
                               auto_offset_reset="earliest", isolation_level="read_committed")

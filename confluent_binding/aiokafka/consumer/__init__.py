@@ -1,0 +1,5 @@
+"""``aiokafka.consumer``: :class:`AIOKafkaConsumer`."""
+
+from .consumer import AIOKafkaConsumer
+
+__all__ = ["AIOKafkaConsumer"]

@@ -1,0 +1,556 @@
+"""AIOKafkaConsumer: aiokafka's consumer on the binding's asyncio engine (no threads: the loop
+is woken by librdkafka when records or events are ready)."""
+
+import logging
+import time
+import types
+import uuid
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Union
+
+from ... import OFFSET_BEGINNING, OFFSET_END, KafkaError
+from ... import TopicPartition as _TP
+from ...aio import AIOConsumer
+from ...error import KafkaException
+from .. import _config
+from .._common import translated, translation
+from ..abc import ConsumerRebalanceListener
+from ..client import AIOKafkaClient
+from ..errors import (
+    ConsumerStoppedError,
+    IllegalOperation,
+    IllegalStateError,
+    from_kafka_error,
+)
+from ..producer.producer import _consumers_by_group
+from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
+
+__all__ = ["AIOKafkaConsumer"]
+
+# librdkafka's codes (generated on the core's KafkaError at import)
+_PARTITION_EOF = getattr(KafkaError, "_PARTITION_EOF")
+_DESTROY = getattr(KafkaError, "_DESTROY")
+_NO_OFFSET = getattr(KafkaError, "_NO_OFFSET")
+# consumer events that aiokafka does not raise from getone()/getmany() (it waits, retries or
+# rejoins on its own, as librdkafka does): logged instead
+_NOT_RAISED = frozenset(getattr(KafkaError, name) for name in (
+    "_PARTITION_EOF", "UNKNOWN_TOPIC_OR_PART", "_UNKNOWN_TOPIC", "_UNKNOWN_PARTITION",
+    "_TRANSPORT", "_ALL_BROKERS_DOWN", "_RESOLVE", "_MAX_POLL_EXCEEDED", "_TIMED_OUT",
+    "LEADER_NOT_AVAILABLE", "NOT_LEADER_FOR_PARTITION", "REQUEST_TIMED_OUT"))
+log = logging.getLogger(__name__)
+
+
+class _View(types.SimpleNamespace):
+    """Attributes of an aiokafka internal object that third-party code reads."""
+
+
+def _tps(parts: Any) -> Any:
+    return {TopicPartition(p.topic, p.partition) for p in parts}
+
+
+def _check_tps(partitions: Any) -> Any:
+    if not all(isinstance(p, TopicPartition) for p in partitions):
+        raise TypeError("partitions must be TopicPartition namedtuples")
+
+
+class AIOKafkaConsumer:
+    """aiokafka's consumer: ``getone()``/``getmany()``/``async for`` return
+    :class:`ConsumerRecord`; offsets, seeks, pauses, the group (``group_id``, ``subscribe`` with
+    a :class:`ConsumerRebalanceListener`) and the metadata calls as aiokafka has them.
+
+    Keywords: aiokafka's, with aiokafka's defaults (``auto_offset_reset="latest"``,
+    ``enable_auto_commit=True``, ``isolation_level="read_uncommitted"``,
+    ``session_timeout_ms=10000``, the round-robin assignor, ...), mapped to librdkafka
+    properties; ``extra={...}`` gives librdkafka properties that have no aiokafka keyword.
+    With ``group_id=None`` the consumer uses a private group of its own (commits are refused
+    with IllegalOperation, as aiokafka refuses them). Errors are :mod:`aiokafka.errors`
+    classes; the ``get*`` calls of a stopped consumer raise ConsumerStoppedError.
+    """
+
+    def __init__(self, *topics: str, bootstrap_servers: Union[str, List[str]] = "localhost",
+                 group_id: Optional[str] = None,
+                 key_deserializer: Optional[Callable[[Optional[bytes]], Any]] = None,
+                 value_deserializer: Optional[Callable[[Optional[bytes]], Any]] = None,
+                 max_poll_records: Optional[int] = None,
+                 extra: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None:
+        if max_poll_records is not None and (not isinstance(max_poll_records, int)
+                                             or max_poll_records < 1):
+            raise ValueError("`max_poll_records` should be positive Integer")
+        kwargs["group_id"] = group_id
+        self._conf = _config.build(_config.CONSUMER_KEYWORDS, _config.CONSUMER_DEFAULTS,
+                                   bootstrap_servers, kwargs, extra)
+        self._group_id = group_id
+        if group_id is None:
+            self._conf["group.id"] = "no-group-" + uuid.uuid4().hex
+            self._conf["enable.auto.commit"] = "false"
+        self._max_poll_records = max_poll_records
+        self._exclude_internal_topics = kwargs.get("exclude_internal_topics", True)
+        self._key_deserializer = key_deserializer
+        self._value_deserializer = value_deserializer
+        self._client = AIOKafkaClient(
+            bootstrap_servers=bootstrap_servers, client_id=self._conf["client.id"],
+            metadata_max_age_ms=int(self._conf["metadata.max.age.ms"]),
+            handle=lambda: self._consumer)
+        self._consumer: Any = None
+        self._closed = False
+        self._stopping = False
+        self._topics = frozenset(topics)
+        self._pattern: Optional[str] = None
+        self._listener: Optional[ConsumerRebalanceListener] = None
+        self._manual: Optional[List[Any]] = None
+        self._held: List[ConsumerRecord] = []
+        self._paused: Set[TopicPartition] = set()
+        self._last_poll: Dict[Any, int] = {}
+        # (topic, partition) -> the offset of a seek that no record has followed yet
+        self._sought: Dict[Any, int] = {}
+        if topics:
+            self._validate_topics(topics)
+
+    @staticmethod
+    def _validate_topics(topics: Any) -> Any:
+        if not all(isinstance(t, str) for t in topics):
+            raise TypeError("Topics should be list of strings")
+
+    async def start(self) -> None:
+        """Create the librdkafka consumer and subscribe (or assign) as configured."""
+        if self._consumer is not None:
+            return
+        with translated():
+            self._consumer = AIOConsumer(self._conf)
+        if self._group_id is not None:
+            _consumers_by_group[self._group_id] = self
+        if self._topics or self._pattern:
+            self._subscribe_now()
+        elif self._manual is not None:
+            self._consumer._consumer.assign(self._manual)
+
+    async def stop(self) -> None:
+        """Leave the group (committing first when auto-commit is on) and close; pending and
+        later ``get*`` calls raise ConsumerStoppedError."""
+        if self._consumer is not None and not self._closed:
+            self._stopping = True
+            self._closed = True
+            with translated():
+                await self._consumer.close()
+
+    def _c(self) -> Any:
+        if self._closed:
+            raise ConsumerStoppedError()
+        if self._consumer is None:
+            raise IllegalStateError("The consumer is not started: await start() first")
+        return self._consumer
+
+    @property
+    def _subscription(self) -> Any:
+        """What third-party code reads of aiokafka's subscription state: ``topics``."""
+        return _View(topics=self.subscription())
+
+    @property
+    def _coordinator(self) -> Any:
+        """What third-party code reads of aiokafka's group coordinator: ``member_id``."""
+        member = None
+        if self._consumer is not None and not self._closed:
+            member = self._consumer._consumer.memberid()
+        return _View(member_id=member)
+
+    # -- subscription --
+
+    def subscribe(self, topics: Iterable[str] = (), pattern: Optional[str] = None,
+                  listener: Optional[ConsumerRebalanceListener] = None) -> None:
+        """Join the group for ``topics`` (or the topics matching the regular expression
+        ``pattern``); ``listener``'s methods are called as partitions are revoked and
+        assigned."""
+        if not (topics or pattern):
+            raise TypeError("You should provide either `topics` or `pattern`")
+        if topics and pattern:
+            raise TypeError("You can't provide both `topics` and `pattern`")
+        if listener is not None and not isinstance(listener, ConsumerRebalanceListener):
+            raise TypeError("listener should be an instance of ConsumerRebalanceListener")
+        if self._manual:
+            raise IllegalStateError("Subscription to topics, partitions and pattern are "
+                                    "mutually exclusive")
+        if topics:
+            self._validate_topics(topics)
+        self._topics = frozenset(topics)
+        self._pattern = pattern
+        self._listener = listener
+        if self._consumer is not None:
+            self._subscribe_now()
+
+    def _subscribe_now(self) -> Any:
+        names = sorted(self._topics) or ["^" + (self._pattern or "").lstrip("^")]
+        listener: Any = self._listener
+
+        def assigned(consumer: Any, parts: Any) -> Any:
+            return listener.on_partitions_assigned(_tps(parts))
+
+        def revoked(consumer: Any, parts: Any) -> Any:
+            if self._stopping:
+                return None     # aiokafka does not call the listener when stopping
+            return listener.on_partitions_revoked(_tps(parts))
+
+        kw: Dict[str, Any] = {}
+        if listener is not None:
+            kw = {"on_assign": self._consumer._rebalance_cb("assign", assigned),
+                  "on_revoke": self._consumer._rebalance_cb("revoke", revoked)}
+        with translated():
+            self._consumer._consumer.subscribe(names, **kw)
+
+    def subscription(self) -> FrozenSet[str]:
+        """The subscribed topics (a frozenset; for a pattern, the assigned topics)."""
+        if self._pattern and self._consumer is not None and not self._closed:
+            return frozenset(tp.topic for tp in self.assignment())
+        return self._topics
+
+    def unsubscribe(self) -> None:
+        """Leave the group and drop the subscription and the assignment."""
+        self._topics, self._pattern, self._manual = frozenset(), None, None
+        if self._consumer is not None and not self._closed:
+            with translated():
+                self._consumer._consumer.unsubscribe()
+
+    def assign(self, partitions: Iterable[TopicPartition]) -> None:
+        """Consume exactly ``partitions`` (no group rebalancing)."""
+        _check_tps(partitions)
+        if self._topics or self._pattern:
+            raise IllegalStateError("Subscription to topics, partitions and pattern are "
+                                    "mutually exclusive")
+        self._manual = [_TP(tp.topic, tp.partition) for tp in partitions]
+        if self._consumer is not None:
+            with translated():
+                self._c()._consumer.assign(self._manual)
+
+    def assignment(self) -> Set[TopicPartition]:
+        """The partitions assigned to the consumer (a set of TopicPartition)."""
+        if self._consumer is None or self._closed:
+            return set()
+        return _tps(self._consumer._consumer.assignment())
+
+    def _assigned(self, partitions: Any) -> Any:
+        assigned = self.assignment()
+        missing = set(partitions) - assigned
+        if missing:
+            raise IllegalStateError("Partitions %s are not assigned" % (missing,))
+
+    # -- fetching --
+
+    def _record(self, msg: Any) -> Any:
+        if self._sought:
+            self._sought.pop((msg.topic(), msg.partition()), None)
+        tstype, ts = msg.timestamp()
+        key, value = msg.key(), msg.value()
+        kd, vd = self._key_deserializer, self._value_deserializer
+        return ConsumerRecord(
+            msg.topic(), msg.partition(), msg.offset(), ts, max(tstype - 1, 0),
+            kd(key) if kd is not None else key, vd(value) if vd is not None else value,
+            None, -1 if key is None else len(key), -1 if value is None else len(value),
+            tuple(msg.headers() or ()))
+
+    def _raise_for(self, err: Any) -> Any:
+        """Raise a consumer error event as aiokafka would, or log it when aiokafka would not
+        raise it (a missing topic, a broker connection lost, ...)."""
+        if err.code() == _DESTROY or self._closed:
+            raise ConsumerStoppedError()
+        if err.code() in _NOT_RAISED and not err.fatal():
+            if err.code() != _PARTITION_EOF:
+                log.warning("consumer: %s", err.str())
+            return
+        raise from_kafka_error(err)
+
+    async def getone(self, *partitions: TopicPartition) -> ConsumerRecord:
+        """The next record (of ``partitions`` when given), waiting as long as it takes."""
+        _check_tps(partitions)
+        consumer = self._c()
+        while True:
+            for i, rec in enumerate(self._held):
+                if not partitions or (rec.topic, rec.partition) in partitions:
+                    return self._held.pop(i)
+            try:
+                msg = await consumer.poll(-1)
+            except (KafkaException, RuntimeError) as exc:
+                raise translation(exc, closed=ConsumerStoppedError) from exc
+            if msg is None:
+                continue
+            if msg.error() is not None:
+                self._raise_for(msg.error())
+                continue
+            rec = self._record(msg)
+            self._last_poll[(rec.topic, rec.partition)] = int(time.time() * 1000)
+            if not partitions or (rec.topic, rec.partition) in partitions:
+                return rec
+            self._held.append(rec)
+
+    async def getmany(self, *partitions: TopicPartition, timeout_ms: int = 0,
+                      max_records: Optional[int] = None
+                      ) -> Dict[TopicPartition, List[ConsumerRecord]]:
+        """The records ready now ({TopicPartition: [ConsumerRecord]}), waiting up to
+        ``timeout_ms`` for the first when none is; at most ``max_records`` (default:
+        ``max_poll_records``, else 500)."""
+        _check_tps(partitions)
+        if max_records is not None and (not isinstance(max_records, int) or max_records < 1):
+            raise ValueError("`max_records` must be a positive Integer")
+        consumer = self._c()
+        limit = max_records or self._max_poll_records or 500
+        try:
+            msgs = await consumer.consume(limit - min(len(self._held), limit), 0)
+            if not msgs and not self._held and timeout_ms:
+                msgs = await consumer.consume(1, timeout_ms / 1000.0)
+                if msgs:
+                    msgs += await consumer.consume(limit - 1, 0)
+        except (KafkaException, RuntimeError) as exc:
+            raise translation(exc, closed=ConsumerStoppedError) from exc
+        out: Dict[TopicPartition, List[ConsumerRecord]] = {}
+        records = self._held
+        self._held = []
+        now = int(time.time() * 1000)
+        error = None
+        for msg in msgs:
+            err = msg.error()
+            if err is not None:
+                if error is None:
+                    try:
+                        self._raise_for(err)
+                    except Exception as exc:
+                        error = exc
+                continue
+            records.append(self._record(msg))
+        if error is not None:       # raised now; the records come with the next call
+            self._held.extend(records)
+            raise error
+        for rec in records:
+            self._last_poll[(rec.topic, rec.partition)] = now
+            if partitions and (rec.topic, rec.partition) not in partitions:
+                self._held.append(rec)
+            else:
+                out.setdefault(TopicPartition(rec.topic, rec.partition), []).append(rec)
+        return out
+
+    def __aiter__(self) -> "AIOKafkaConsumer":
+        if self._closed:
+            raise ConsumerStoppedError()
+        return self
+
+    async def __anext__(self) -> ConsumerRecord:
+        """The next record; the iteration ends when the consumer is stopped."""
+        try:
+            return await self.getone()
+        except ConsumerStoppedError:
+            raise StopAsyncIteration from None
+
+    # -- positions and offsets --
+
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        """Fetch ``partition`` from ``offset`` next."""
+        if not isinstance(offset, int) or offset < 0:
+            raise ValueError("Offset must be a positive integer")
+        self._assigned([partition])
+        self._seek(partition, offset)
+
+    def _seek(self, partition: Any, offset: Any) -> Any:
+        tp = _TP(partition.topic, partition.partition, offset)
+        consumer = self._c()._consumer
+        try:
+            consumer.seek(tp)
+        except KafkaException:
+            # not fetching yet (just assigned): start the partition at that offset instead
+            parts = [tp if (p.topic, p.partition) == (tp.topic, tp.partition) else p
+                     for p in consumer.assignment()]
+            with translated():
+                consumer.assign(parts)
+        self._held = [r for r in self._held
+                      if (r.topic, r.partition) != (tp.topic, tp.partition)]
+        self._sought[(tp.topic, tp.partition)] = offset
+
+    async def seek_to_beginning(self, *partitions: TopicPartition) -> None:
+        """Fetch ``partitions`` (default: all assigned) from their first offset next."""
+        _check_tps(partitions)
+        self._assigned(partitions)
+        for tp in partitions or self.assignment():
+            self._seek(tp, OFFSET_BEGINNING)
+
+    async def seek_to_end(self, *partitions: TopicPartition) -> None:
+        """Fetch ``partitions`` (default: all assigned) from their end next."""
+        _check_tps(partitions)
+        self._assigned(partitions)
+        for tp in partitions or self.assignment():
+            self._seek(tp, OFFSET_END)
+
+    async def seek_to_committed(self, *partitions: TopicPartition
+                                ) -> Dict[TopicPartition, Optional[int]]:
+        """Fetch ``partitions`` (default: all assigned) from their committed offsets next;
+        returns {TopicPartition: committed offset or None}."""
+        _check_tps(partitions)
+        self._assigned(partitions)
+        out = {}
+        for tp in partitions or self.assignment():
+            out[tp] = offset = await self.committed(tp)
+            if offset is not None and offset > 0:
+                self._seek(tp, offset)
+        return out
+
+    def _require_group(self) -> Any:
+        if self._group_id is None:
+            raise IllegalOperation("Requires group_id")
+
+    async def commit(self, offsets: Optional[Mapping[TopicPartition,
+                                                     Union[int, OffsetAndMetadata]]] = None
+                     ) -> None:
+        """Commit ``offsets`` ({TopicPartition: offset or OffsetAndMetadata}), or the
+        positions of every assigned partition; waits for the broker. CommitFailedError when
+        the group has rebalanced meanwhile."""
+        self._require_group()
+        consumer = self._c()
+        if offsets is None:
+            if not self.assignment():
+                if not (self._topics or self._pattern or self._manual):
+                    raise IllegalStateError("Not subscribed to any topics")
+                raise IllegalStateError("No partitions assigned")
+            with translated(committing=True):
+                try:
+                    await consumer.commit(asynchronous=False)
+                except KafkaException as exc:
+                    if exc.args[0].code() == _NO_OFFSET:
+                        return      # nothing consumed since the last commit
+                    raise
+            return
+        parts = []
+        for tp, o in offsets.items():
+            if isinstance(o, OffsetAndMetadata):
+                parts.append(_TP(tp.topic, tp.partition, o.offset,
+                                 metadata=o.metadata or None))
+            elif isinstance(o, int) and o >= 0:
+                parts.append(_TP(tp.topic, tp.partition, o))
+            else:
+                raise ValueError("Offset must be a positive integer or OffsetAndMetadata")
+        with translated(committing=True):
+            await consumer.commit(offsets=parts, asynchronous=False)
+
+    async def committed(self, partition: TopicPartition) -> Optional[int]:
+        """The group's committed offset of ``partition`` (None when there is none)."""
+        self._require_group()
+        with translated():
+            res = await self._c().committed([_TP(partition.topic, partition.partition)], 10)
+        return res[0].offset if res[0].offset >= 0 else None
+
+    async def position(self, partition: TopicPartition) -> int:
+        """The offset of the next record fetched from ``partition``."""
+        self._assigned([partition])
+        consumer = self._c()
+        tp = _TP(partition.topic, partition.partition)
+        sought = self._sought.get((tp.topic, tp.partition))
+        if sought is not None:
+            if sought >= 0:
+                return sought
+            with translated():
+                lo, hi = await consumer.get_watermark_offsets(tp, 10)
+            return lo if sought == OFFSET_BEGINNING else hi
+        with translated():
+            res = await consumer.position([tp])
+            if res[0].offset >= 0:
+                return res[0].offset
+            if self._group_id is not None:
+                committed = await self.committed(partition)
+                if committed is not None:
+                    return committed
+            lo, hi = await consumer.get_watermark_offsets(tp, 10)
+        return lo if self._conf.get("auto.offset.reset") in ("earliest", "smallest") else hi
+
+    def highwater(self, partition: TopicPartition) -> Optional[int]:
+        """The high watermark of ``partition`` as of the last fetch (None before one)."""
+        self._assigned([partition])
+        lo, hi = self._c()._consumer.get_watermark_offsets(
+            _TP(partition.topic, partition.partition), cached=True)
+        return hi if hi >= 0 else None
+
+    def last_stable_offset(self, partition: TopicPartition) -> Optional[int]:
+        """The partition's end offset as of the last fetch (None before one). librdkafka does
+        not expose the fetch's last stable offset apart from its high watermark: this is the
+        high watermark, which equals the last stable offset when no transaction is open."""
+        return self.highwater(partition)
+
+    def last_poll_timestamp(self, partition: TopicPartition) -> Optional[int]:
+        """When records of ``partition`` were last returned (ms since the epoch; None before
+        any)."""
+        self._assigned([partition])
+        return self._last_poll.get((partition.topic, partition.partition))
+
+    def pause(self, *partitions: TopicPartition) -> None:
+        """Stop fetching from ``partitions`` until :meth:`resume`."""
+        _check_tps(partitions)
+        self._assigned(partitions)
+        with translated():
+            self._c()._consumer.pause([_TP(tp.topic, tp.partition) for tp in partitions])
+        self._paused |= set(partitions)
+
+    def resume(self, *partitions: TopicPartition) -> None:
+        """Fetch from paused ``partitions`` again."""
+        _check_tps(partitions)
+        self._assigned(partitions)
+        with translated():
+            self._c()._consumer.resume([_TP(tp.topic, tp.partition) for tp in partitions])
+        self._paused -= set(partitions)
+
+    def paused(self) -> Set[TopicPartition]:
+        """The paused partitions (a set)."""
+        return self._paused & self.assignment()
+
+    async def _watermarks(self, partitions: Any) -> Any:
+        _check_tps(partitions)
+        consumer = self._c()
+        with translated():
+            return {tp: await consumer.get_watermark_offsets(_TP(tp.topic, tp.partition), 10)
+                    for tp in partitions}
+
+    async def beginning_offsets(self, partitions: Iterable[TopicPartition]
+                                ) -> Dict[TopicPartition, int]:
+        """{TopicPartition: first offset} (asks the broker)."""
+        return {tp: lo for tp, (lo, _) in (await self._watermarks(partitions)).items()}
+
+    async def end_offsets(self, partitions: Iterable[TopicPartition]
+                          ) -> Dict[TopicPartition, int]:
+        """{TopicPartition: end offset} (asks the broker; the last stable offset with
+        read_committed)."""
+        return {tp: hi for tp, (_, hi) in (await self._watermarks(partitions)).items()}
+
+    async def offsets_for_times(self, timestamps: Mapping[TopicPartition, int]
+                                ) -> Dict[TopicPartition, Optional[OffsetAndTimestamp]]:
+        """{TopicPartition: OffsetAndTimestamp of the first record at or after the timestamp,
+        or None when there is none}."""
+        _check_tps(list(timestamps))
+        for ts in timestamps.values():
+            if not isinstance(ts, int) or ts < 0:
+                raise ValueError("The target time for partition {} is {}. The target time "
+                                 "cannot be negative.".format(timestamps, ts))
+        with translated():
+            res = await self._c().offsets_for_times(
+                [_TP(tp.topic, tp.partition, ts) for tp, ts in timestamps.items()], 10)
+        out = {}
+        for (tp, ts), r in zip(timestamps.items(), res):
+            out[tp] = OffsetAndTimestamp(r.offset, ts) if r.offset >= 0 else None
+        return out
+
+    async def topics(self) -> Set[str]:
+        """The names of the cluster's topics (a set; Kafka's internal topics left out unless
+        ``exclude_internal_topics=False``)."""
+        with translated():
+            md = await self._c().list_topics(None, 10)
+        names = set(md.topics)
+        if self._exclude_internal_topics:
+            names = {n for n in names if not n.startswith("__")}
+        return names
+
+    def partitions_for_topic(self, topic: str) -> Optional[Set[int]]:
+        """The partition ids of ``topic`` (a set), or None when the cluster does not have
+        it."""
+        with translated():
+            md = self._c()._consumer.list_topics(topic, 10)
+        t = md.topics.get(topic)
+        return None if t is None or t.error is not None else set(t.partitions)
+
+    async def __aenter__(self) -> "AIOKafkaConsumer":
+        await self.start()
+        return self
+
+    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        await self.stop()
+
+

@@ -1,0 +1,1 @@
+"""``aiokafka.coordinator.assignors``: the assignors librdkafka runs for a consumer group."""

@@ -1,0 +1,5 @@
+"""``aiokafka.producer``: :class:`AIOKafkaProducer`."""
+
+from .producer import AIOKafkaProducer
+
+__all__ = ["AIOKafkaProducer"]

@@ -1,0 +1,447 @@
+"""The same scenarios on aiokafka itself and on confluent_binding.aiokafka, against the real
+broker: records, placement, commits, seeks, rebalance listener calls, transactions, admin and
+the error classes must come out the same."""
+import asyncio
+import time
+import types
+import uuid
+
+import aiokafka as real
+import aiokafka.admin as real_admin
+import aiokafka.admin.config_resource as real_config_resource
+import aiokafka.errors as real_errors
+import pytest
+
+import confluent_binding.aiokafka as ours
+import confluent_binding.aiokafka.admin as ours_admin
+import confluent_binding.aiokafka.admin.config_resource as ours_config_resource
+import confluent_binding.aiokafka.errors as ours_errors
+
+pytestmark = [pytest.mark.integration, pytest.mark.asyncio]
+
+LIBS = {
+    "aiokafka": types.SimpleNamespace(api=real, admin=real_admin, errors=real_errors,
+                                      config_resource=real_config_resource),
+    "ours": types.SimpleNamespace(api=ours, admin=ours_admin, errors=ours_errors,
+                                  config_resource=ours_config_resource),
+}
+
+
+async def both(scenario, *args):
+    """Run ``scenario(lib, *args)`` on aiokafka, then on ours: {name: outcome}."""
+    return {name: await asyncio.wait_for(scenario(lib, name, *args), 120)
+            for name, lib in LIBS.items()}
+
+
+async def drain(consumer, count, timeout=60):
+    """getmany() until ``count`` records arrived; returns them in arrival order."""
+    records = []
+    deadline = time.monotonic() + timeout
+    while len(records) < count:
+        assert time.monotonic() < deadline, "only %d of %d records" % (len(records), count)
+        for recs in (await consumer.getmany(timeout_ms=500)).values():
+            records.extend(recs)
+    return records
+
+
+async def partition_count(admin, topic):
+    described = await admin.describe_topics([topic])
+    return len(described[0]["partitions"]) if described[0]["error_code"] == 0 else 0
+
+
+async def until(poll, expected, timeout=30):
+    """Await ``poll()`` until it returns ``expected`` (the broker's metadata has no change
+    notification to wait on)."""
+    deadline = time.monotonic() + timeout
+    while await poll() != expected:
+        assert time.monotonic() < deadline, "still not %r after %s s" % (expected, timeout)
+        await asyncio.sleep(0.1)
+
+
+def _group():
+    return "sbs-" + uuid.uuid4().hex
+
+
+async def test_round_trip_and_key_placement(kafka_cluster, make_topic):
+    bootstrap = kafka_cluster.bootstrap_servers
+    ts = int(time.time() * 1000) - 60_000
+
+    async def scenario(lib, name, topic):
+        async with lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+            assert await p.partitions_for(topic) == {0, 1, 2}
+            md = await p.send_and_wait(topic, b"first", key=b"k-first", timestamp_ms=ts,
+                                       headers=[("h", b"v")])
+            futs = [await p.send(topic, b"v%d" % i, key=b"key-%d" % i) for i in range(30)]
+            placed = [(await f).partition for f in futs]
+            explicit = await p.send_and_wait(topic, b"x", partition=2)
+            batch = p.create_batch()
+            for i in range(3):
+                batch.append(key=None, value=b"b%d" % i, timestamp=None)
+            batch_md = await (await p.send_batch(batch, topic, partition=1))
+
+        def last_partition(key, all_partitions, available):
+            return all_partitions[-1]
+
+        async with lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap,
+                                            partitioner=last_partition) as p:
+            custom = [(await p.send_and_wait(topic, b"c", key=b"key-%d" % i)).partition
+                      for i in range(3)]
+        c = lib.api.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=_group(),
+                                     auto_offset_reset="earliest")
+        await c.start()
+        try:
+            records = await drain(c, 38)
+        finally:
+            await c.stop()
+        first = next(r for r in records if r.value == b"first")
+        return {
+            "md": (md.topic == topic, md.partition, md.offset, md.timestamp,
+                   md.timestamp_type, type(md).__name__),
+            "placed": placed, "explicit": (explicit.partition, explicit.offset),
+            "batch": (batch_md.partition, batch_md.offset), "custom": custom,
+            "first": (first.key, first.value, first.timestamp, first.timestamp_type,
+                      list(first.headers), first.serialized_key_size,
+                      first.serialized_value_size, type(first).__name__),
+            "values": sorted(r.value for r in records),
+            "per_partition_order": {p: [r.value for r in records if r.partition == p]
+                                    for p in range(3)},
+        }
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=3)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"]["md"][3] == ts
+    assert len(set(out["ours"]["placed"])) > 1     # keys spread, placed as aiokafka places them
+
+
+async def test_commits_seeks_and_offsets(kafka_cluster, make_topic):
+    bootstrap = kafka_cluster.bootstrap_servers
+    base = int(time.time() * 1000) - 100_000
+
+    async def scenario(lib, name, topic):
+        tp = lib.api.TopicPartition(topic, 0)
+        async with lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+            for i in range(10):
+                await p.send(topic, b"%d" % i, timestamp_ms=base + i * 1000)
+            await p.flush()
+        group = _group()
+        c = lib.api.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group,
+                                     enable_auto_commit=False, auto_offset_reset="earliest")
+        await c.start()
+        out = {}
+        try:
+            c.assign([tp])
+            out["assignment"] = c.assignment() == {tp}
+            out["committed_none"] = await c.committed(tp)
+            got = await drain(c, 10)
+            out["offsets"] = [r.offset for r in got]
+            out["highwater"] = c.highwater(tp)
+            out["lso"] = c.last_stable_offset(tp)
+            await c.commit({tp: 4})
+            out["committed"] = await c.committed(tp)
+            await c.commit({tp: lib.api.OffsetAndMetadata(6, "meta")})
+            out["committed_meta"] = await c.committed(tp)
+            c.seek(tp, 8)
+            out["after_seek"] = (await c.getone()).offset
+            await c.seek_to_beginning(tp)
+            out["after_beginning"] = (await c.getone()).offset
+            out["position"] = await c.position(tp)
+            out["seek_to_committed"] = list((await c.seek_to_committed(tp)).values())
+            out["after_committed"] = (await c.getone(tp)).offset
+            await c.seek_to_end(tp)
+            out["position_end"] = await c.position(tp)
+            out["ends"] = ((await c.beginning_offsets([tp]))[tp], (await c.end_offsets([tp]))[tp])
+            found = await c.offsets_for_times({tp: base + 3500})
+            out["for_time"] = found[tp].offset
+            out["for_future_time"] = (await c.offsets_for_times({tp: base * 2}))[tp]
+            c.pause(tp)
+            out["paused"] = c.paused() == {tp}
+            out["paused_getmany"] = await c.getmany(timeout_ms=200)
+            c.resume(tp)
+            out["resumed"] = c.paused()
+            out["partitions_for_topic"] = c.partitions_for_topic(topic)
+            out["topic_listed"] = topic in await c.topics()
+            out["internal_listed"] = "__consumer_offsets" in await c.topics()
+        finally:
+            await c.stop()
+        return out
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=1)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"]["committed"] == 4 and out["ours"]["after_seek"] == 8
+
+
+async def test_rebalance_listener_calls(kafka_cluster, make_topic):
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        events = []
+
+        class Listener(lib.api.ConsumerRebalanceListener):
+            async def on_partitions_revoked(self, revoked):
+                events.append(("revoked", sorted(p.partition for p in revoked)))
+
+            def on_partitions_assigned(self, assigned):
+                events.append(("assigned", sorted(p.partition for p in assigned)))
+
+        async with lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+            for i in range(2):
+                await p.send_and_wait(topic, b"m", partition=i)
+        group = _group()
+        c1 = lib.api.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group,
+                                      auto_offset_reset="earliest")
+        c1.subscribe([topic], listener=Listener())
+        await c1.start()
+        await drain(c1, 2)
+        first = list(events)
+        subscription = c1.subscription() == frozenset({topic})
+        await c1.stop()
+        return {"first": [e for e in first if e[1]], "after_stop": events[len(first):],
+                "subscription": subscription}
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=2)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"]["first"] == [("assigned", [0, 1])]
+
+
+async def test_rebalance_listener_when_a_second_member_joins(kafka_cluster, make_topic):
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        events = []
+
+        class Listener(lib.api.ConsumerRebalanceListener):
+            def on_partitions_revoked(self, revoked):
+                events.append(("revoked", sorted(p.partition for p in revoked)))
+
+            async def on_partitions_assigned(self, assigned):
+                events.append(("assigned", sorted(p.partition for p in assigned)))
+
+        group = _group()
+        first = lib.api.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
+        first.subscribe([topic], listener=Listener())
+        await first.start()
+        second = lib.api.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group)
+        try:
+            deadline = time.monotonic() + 60
+            while ("assigned", [0, 1]) not in events:
+                assert time.monotonic() < deadline, events
+                await first.getmany(timeout_ms=200)
+            await second.start()
+            while not (events[-1][0] == "assigned" and len(events[-1][1]) == 1
+                       and len(second.assignment()) == 1):
+                assert time.monotonic() < deadline + 60, events
+                await first.getmany(timeout_ms=200)
+                await second.getmany(timeout_ms=200)
+            seen = list(events)     # before the members leave (which rebalances again)
+        finally:
+            await second.stop()
+            await first.stop()
+        joined = seen[seen.index(("assigned", [0, 1])) + 1:]
+        return {"revoked_both": ("revoked", [0, 1]) in joined,
+                "last": seen[-1][0], "last_size": len(seen[-1][1])}
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=2)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == {"revoked_both": True, "last": "assigned", "last_size": 1}
+
+
+async def test_transactions(kafka_cluster, make_topic):
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, source, sink):
+        async with lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+            for i in range(3):
+                await p.send(source, b"%d" % i)
+        group = _group()
+        c = lib.api.AIOKafkaConsumer(source, bootstrap_servers=bootstrap, group_id=group,
+                                     enable_auto_commit=False, auto_offset_reset="earliest")
+        await c.start()
+        tp = lib.api.TopicPartition(source, 0)
+        tx = lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap,
+                                      transactional_id="sbs-" + uuid.uuid4().hex)
+        await tx.start()
+        out = {}
+        try:
+            records = await drain(c, 3)
+            with pytest.raises(lib.errors.IllegalOperation):
+                await tx.send(sink, b"outside")
+            async with tx.transaction():
+                for r in records:
+                    await tx.send(sink, r.value + b"!")
+                await tx.send_offsets_to_transaction({tp: records[-1].offset + 1}, group)
+            with pytest.raises(ZeroDivisionError):
+                async with tx.transaction():
+                    await tx.send(sink, b"aborted")
+                    1 / 0
+            await tx.begin_transaction()
+            await tx.send_and_wait(sink, b"aborted-too")
+            await tx.abort_transaction()
+            out["committed"] = await c.committed(tp)
+            lone = _group()         # a group no consumer of this process belongs to
+            async with tx.transaction():
+                await tx.send_offsets_to_transaction({tp: 2}, lone)
+            admin = lib.admin.AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+            await admin.start()
+            try:
+                out["lone"] = {k.partition: v.offset for k, v in
+                               (await admin.list_consumer_group_offsets(lone)).items()}
+            finally:
+                await admin.close()
+        finally:
+            await tx.stop()
+            await c.stop()
+        reader = lib.api.AIOKafkaConsumer(sink, bootstrap_servers=bootstrap,
+                                          auto_offset_reset="earliest",
+                                          isolation_level="read_committed")
+        await reader.start()
+        try:
+            out["seen"] = [r.value for r in await drain(reader, 3)]
+            out["more"] = await reader.getmany(timeout_ms=1000)
+        finally:
+            await reader.stop()
+        return out
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(), make_topic()))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == {"committed": 3, "lone": {0: 2}, "seen": [b"0!", b"1!", b"2!"],
+                           "more": {}}
+
+
+async def test_admin(kafka_cluster, make_topic):
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name):
+        topic = "sbs-admin-" + uuid.uuid4().hex[:10]
+        admin = lib.admin.AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        await admin.start()
+        out = {}
+        try:
+            resp = await admin.create_topics([lib.admin.NewTopic(
+                topic, 2, 1, topic_configs={"retention.ms": "3600000"})])
+            out["created"] = [(t, code) for t, code, *_ in resp.topic_errors]
+            again = await admin.create_topics([lib.admin.NewTopic(topic, 2, 1)])
+            out["again"] = [(t, code) for t, code, *_ in again.topic_errors]
+            # a broker learns of a new topic a moment after the controller made it (aiokafka
+            # does not wait for that; this library's create_topics does)
+            await until(lambda: partition_count(admin, topic), 2)
+            out["listed"] = topic in await admin.list_topics()
+            described = await admin.describe_topics([topic])
+            out["described"] = [(d["topic"], d["error_code"],
+                                 sorted(p["partition"] for p in d["partitions"]))
+                                for d in described]
+            with pytest.raises(lib.errors.InvalidPartitionsError):
+                await admin.create_partitions({topic: lib.admin.NewPartitions(1)})
+            await admin.create_partitions({topic: lib.admin.NewPartitions(3)})
+            await until(lambda: partition_count(admin, topic), 3)
+            out["grown"] = sorted(p["partition"] for p in
+                                  (await admin.describe_topics([topic]))[0]["partitions"])
+            configs = await admin.describe_configs([lib.config_resource.ConfigResource(
+                lib.config_resource.ConfigResourceType.TOPIC, topic, {"retention.ms": None})])
+            entries = [e for resp in configs for r in resp.resources for e in r[4]]
+            out["config"] = [(e[0], e[1]) for e in entries if e[0] == "retention.ms"]
+            async with lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+                for i in range(5):
+                    await p.send_and_wait(topic, b"%d" % i, partition=0)
+            tp = lib.api.TopicPartition(topic, 0)
+            out["deleted_to"] = await admin.delete_records(
+                {tp: lib.admin.RecordsToDelete(3)})
+            group = _group()
+            c = lib.api.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group,
+                                         enable_auto_commit=False)
+            await c.start()
+            c.assign([tp])
+            await c.commit({tp: 4})
+            await c.stop()
+            out["group_offsets"] = {k: v.offset for k, v in
+                                    (await admin.list_consumer_group_offsets(group)).items()}
+            out["group_listed"] = group in [g[0] for g in await admin.list_consumer_groups()]
+            cluster = await admin.describe_cluster()
+            out["cluster"] = (bool(cluster["cluster_id"]), len(cluster["brokers"]))
+            deleted = await admin.delete_topics([topic])
+            out["deleted"] = list(deleted.topic_error_codes)
+        finally:
+            await admin.close()
+        out["topic"] = topic
+        return out
+
+    out = await both(scenario)
+    for result in out.values():
+        topic = result.pop("topic")
+        result["created"] = [(t == topic, c) for t, c in result["created"]]
+        result["again"] = [(t == topic, c) for t, c in result["again"]]
+        result["described"] = [(t == topic, c, p) for t, c, p in result["described"]]
+        result["deleted_to"] = {tp.partition: v for tp, v in result["deleted_to"].items()}
+        result["group_offsets"] = {tp.partition: v for tp, v in result["group_offsets"].items()}
+        result["deleted"] = [(t == topic, c) for t, c in result["deleted"]]
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"]["again"] == [(True, 36)]
+
+
+async def test_error_classes(kafka_cluster, make_topic):
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        E = lib.errors
+        out = []
+
+        async def expect(exc_type, call):
+            try:
+                result = call()
+                if asyncio.iscoroutine(result) or asyncio.isfuture(result):
+                    await result
+            except exc_type as exc:
+                out.append((exc_type.__name__, type(exc).__name__))
+            else:
+                out.append((exc_type.__name__, "nothing raised"))
+
+        tp, other = lib.api.TopicPartition(topic, 0), lib.api.TopicPartition(topic, 1)
+        no_group = lib.api.AIOKafkaConsumer(bootstrap_servers=bootstrap)
+        await expect(lib.api.IllegalOperation, lambda: no_group.commit({tp: 1}))
+        c = lib.api.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=_group(),
+                                     enable_auto_commit=False)
+        await c.start()
+        await expect(TypeError, lambda: c.subscribe())
+        await expect(TypeError, lambda: c.seek_to_beginning("not a partition"))
+        c.assign([other])
+        await expect(E.IllegalStateError, lambda: c.seek(tp, 1))
+        await expect(E.IllegalStateError, lambda: c.position(tp))
+        await expect(E.IllegalStateError, lambda: c.pause(tp))
+        await expect(E.IllegalStateError, lambda: c.seek_to_end(tp))
+        await expect(ValueError, lambda: c.seek(other, -5))
+        await expect(ValueError, lambda: c.offsets_for_times({other: -1}))
+        await expect(ValueError, lambda: c.getmany(max_records=0))
+        pending = asyncio.ensure_future(c.getone())
+        await asyncio.sleep(0)     # let it start waiting
+        await c.stop()
+        await expect(lib.api.ConsumerStoppedError, lambda: pending)
+        await expect(lib.api.ConsumerStoppedError, lambda: c.getone())
+        await expect(lib.api.ConsumerStoppedError, lambda: c.getmany())
+
+        # a subscription to a topic that does not exist: no records, nothing raised
+        missing = lib.api.AIOKafkaConsumer("missing-" + uuid.uuid4().hex, group_id=_group(),
+                                           bootstrap_servers=bootstrap)
+        await missing.start()
+        try:
+            out.append(("missing topic", [await missing.getmany(timeout_ms=1000)
+                                          for _ in range(3)] == [{}, {}, {}]))
+        finally:
+            await missing.stop()
+
+        p = lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap, max_request_size=1000)
+        await p.start()
+        await expect(lib.api.IllegalOperation, lambda: p.begin_transaction())
+        await expect(E.MessageSizeTooLargeError, lambda: p.send(topic, b"x" * 5000))
+        await expect(AssertionError, lambda: p.send(topic))
+        await p.stop()
+        await expect(ValueError, lambda: lib.api.AIOKafkaProducer(acks=2))
+        await expect(ValueError, lambda: lib.api.AIOKafkaProducer(compression_type="brotli"))
+        await expect(TypeError, lambda: lib.api.AIOKafkaProducer(no_such_keyword=1))
+        await expect(E.IllegalArgumentError, lambda: lib.admin.NewTopic("t", 1, 1, {0: [1]}))
+        return {"raised": out,
+                "for_code": [E.for_code(c).__name__ for c in (1, 3, 6, 25, 27, 36, 37, 999)],
+                "str": [str(E.for_code(36)("x")), str(E.KafkaTimeoutError("slow")),
+                        str(E.KafkaError())]}
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=2)))
+    assert out["ours"] == out["aiokafka"]
+    assert all(got is True or expected == got for expected, got in out["ours"]["raised"])
