@@ -107,7 +107,7 @@ jars: system deps
 	$(PY) -c "from confluent_binding.testing import ensure_kafka_jars; print(ensure_kafka_jars())"
 
 # A real Schema Registry (Apicurio Registry, Confluent's REST API) assembled once with Maven from
-# its Maven Central jars (confluent_binding/testing/apicurio-pom.xml) into .cache/.
+# its Maven Central jars (tests/support/apicurio-pom.xml) into .cache/.
 schema-registry: system deps
 	$(PY) -c "from tests.support.schema_registry import ensure_schema_registry_app; print(ensure_schema_registry_app(verbose=True))"
 
@@ -119,8 +119,17 @@ demo: system $(STAMP_EXT) jars
 demo-spark: system $(STAMP_EXT) jars
 	$(PY) examples/spark_pipeline.py
 
+# The documentation site (docs/: Sphinx with autodoc and MyST; the API reference is generated from
+# the docstrings at each build, docs/apigen.py) into build/docs: every page read afresh (-E), so
+# every warning shows; warnings are errors, and every internal reference (a page, a section, a
+# name of the package) must resolve (-n). tests/package/test_docs.py runs the same build.
+.PHONY: docs
+docs: $(STAMP_EXT)
+	$(PY) -m sphinx -b html -n -W --keep-going -q -E -j auto docs build/docs
+	@echo "docs: build/docs/index.html"
+
 # Lint (rules in pyproject.toml): ruff for the Python, cython-lint for the Cython sources.
-LINT_PY := confluent_binding tests examples setup.py bench pyspark_cbkafka.py
+LINT_PY := confluent_binding tests examples docs setup.py bench pyspark_cbkafka.py
 LINT_CY := $(wildcard src/*.pyx src/includes/*.pxd) confluent_binding/_core.pxd
 lint: $(VENV)/.deps-stamp
 	$(VENV)/bin/ruff check --no-cache $(LINT_PY)

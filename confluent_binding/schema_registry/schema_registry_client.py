@@ -242,35 +242,35 @@ class SchemaRegistryClient:
 
     Configuration (``*`` required), as in confluent-kafka:
 
-    ============================== ======= ===================================================
-    ``url`` *                      str     Comma-separated registry URLs, tried in order (the
-                                           next one on a network error or a retriable status)
-    ``ssl.ca.location``            str     CA file or directory to verify the registry
-                                           (``False``: no verification); the TLS settings
-                                           serve OAuth token requests as well
-    ``ssl.certificate.location``   str     Client certificate (PEM), may include the key
-    ``ssl.key.location``           str     Client private key (PEM)
-    ``ssl.key.password``           str     Password of the private key
-    ``basic.auth.user.info``       str     ``username:password``; by default taken from the
-                                           URL's userinfo if present
-    ``basic.auth.credentials.source`` str  ``URL`` or ``USER_INFO`` (confluent-kafka 1.x name;
-                                           optional)
-    ``bearer.auth.credentials.source`` str ``STATIC_TOKEN``, ``OAUTHBEARER``,
-                                           ``OAUTHBEARER_AZURE_IMDS`` or ``CUSTOM`` with their
-                                           ``bearer.auth.*`` settings
-    ``proxy``                      str     HTTP proxy, e.g. ``http://localhost:8030``; without
-                                           it, ``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY``
-                                           from the environment (OAuth token requests too)
-    ``timeout``                    number  Seconds per request (default 60; confluent-kafka
-                                           has no limit)
-    ``cache.capacity``             int     Entries of the latest-version caches (1000)
-    ``cache.latest.ttl.sec``       number  Lifetime of cached latest versions (no expiry)
-    ``max.retries``                int     Retries per URL (3) of a 408, 429 or 5xx answer
-                                           (500, 502, 503, 504) or of no answer
-    ``retries.wait.ms``            int     First retry's maximum wait, doubled each retry
-                                           (1000); an answer's ``Retry-After`` instead
-    ``retries.max.wait.ms``        int     Maximum wait between retries (20000)
-    ============================== ======= ===================================================
+    ==================================== ======= ===================================================
+    ``url`` *                            str     Comma-separated registry URLs, tried in order (the
+                                                 next one on a network error or a retriable status)
+    ``ssl.ca.location``                  str     CA file or directory to verify the registry
+                                                 (``False``: no verification); the TLS settings
+                                                 serve OAuth token requests as well
+    ``ssl.certificate.location``         str     Client certificate (PEM), may include the key
+    ``ssl.key.location``                 str     Client private key (PEM)
+    ``ssl.key.password``                 str     Password of the private key
+    ``basic.auth.user.info``             str     ``username:password``; by default taken from the
+                                                 URL's userinfo if present
+    ``basic.auth.credentials.source``    str     ``URL`` or ``USER_INFO`` (confluent-kafka 1.x name;
+                                                 optional)
+    ``bearer.auth.credentials.source``   str     ``STATIC_TOKEN``, ``OAUTHBEARER``,
+                                                 ``OAUTHBEARER_AZURE_IMDS`` or ``CUSTOM`` with their
+                                                 ``bearer.auth.*`` settings
+    ``proxy``                            str     HTTP proxy, e.g. ``http://localhost:8030``; without
+                                                 it, ``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY``
+                                                 from the environment (OAuth token requests too)
+    ``timeout``                          number  Seconds per request (default 60; confluent-kafka
+                                                 has no limit)
+    ``cache.capacity``                   int     Entries of the latest-version caches (1000)
+    ``cache.latest.ttl.sec``             number  Lifetime of cached latest versions (no expiry)
+    ``max.retries``                      int     Retries per URL (3) of a 408, 429 or 5xx answer
+                                                 (500, 502, 503, 504) or of no answer
+    ``retries.wait.ms``                  int     First retry's maximum wait, doubled each retry
+                                                 (1000); an answer's ``Retry-After`` instead
+    ``retries.max.wait.ms``              int     Maximum wait between retries (20000)
+    ==================================== ======= ===================================================
 
     Failures raise :class:`SchemaRegistryError` (``http_status_code``, ``error_code``,
     ``error_message``); when no URL answers at all, its subclass
