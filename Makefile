@@ -148,6 +148,53 @@ unit: $(STAMP_EXT)
 integration: system $(STAMP_EXT) jars schema-registry
 	$(PY) -m pytest $(call test_paths,tests/integration) $(PYTEST_ARGS)
 
+# confluent-kafka-python's own broker-less tests, run against this package through the
+# confluent_kafka import alias (tests/conformance/conformance_plugin.py, which also asserts that
+# no module of the real confluent-kafka is imported), held to tests/conformance/allowed.txt: a
+# failure it does not list fails the run, a listed test that passes is reported as stale, and
+# the run ends with the tally "passed / allowed / total". Not part of `make test`: the tests live
+# in confluent-kafka-python's public repository (confluentinc/confluent-kafka-python), at the tag
+# of the confluent-kafka that requirements-dev.txt pins, and PyPI's sdist does not carry them:
+#   make conformance CONFLUENT_KAFKA_SRC=DIR      DIR: a checkout (or `git archive` of tests/)
+# It runs DIR/tests/test_*.py (the asyncio tests test_AIO*.py among them), tests/schema_registry/
+# and tests/avro/. Left out:
+#   tests/integration/, soak/, system/, ducktape/  they need a broker (a trivup or docker cluster)
+#   tests/docker/, tests/trivup/                   that cluster's tooling, no tests
+#   tests/_util/, tests/oauthbearer/               confluent's private modules (its config-string
+#                                                  parser, its AWS token provider, which needs AWS)
+#   tests/test_unasync.py                          confluent's code generator (tools/), not the API
+#   tests/test_buffer_timeout_manager.py, test_kafka_batch_executor.py,
+#   test_producer_batch_processor.py               the private thread-pool batching inside
+#                                                  confluent's AIOProducer, which ours does without
+#   tests/schema_registry/{_sync,_async}/test_{avro_serdes,json_serdes,proto,proto_serdes,
+#   bearer_field_provider}.py                      for now: they import confluent's private
+#                                                  schema_registry._sync/_async packages (serde,
+#                                                  _RestClient) and common.protobuf helpers, a
+#                                                  layout ours does not mirror yet
+# The test-only packages those tests import are installed first (CONFORMANCE_DEPS).
+# CONFORMANCE_PATHS narrows the run (paths relative to DIR, e.g. "tests/test_*.py tests/avro").
+CONFORMANCE_DEPS := respx==0.23.1 pyflakes==4.1.0
+CONFORMANCE_PATHS ?= tests/test_*.py tests/schema_registry tests/avro
+CONFORMANCE_LEFT_OUT := tests/test_unasync.py tests/test_buffer_timeout_manager.py \
+  tests/test_kafka_batch_executor.py tests/test_producer_batch_processor.py \
+  $(foreach d,_sync _async,$(foreach f,avro_serdes json_serdes proto proto_serdes \
+    bearer_field_provider,tests/schema_registry/$(d)/test_$(f).py))
+.PHONY: conformance
+conformance: $(STAMP_EXT)
+	@if [ -z "$(CONFLUENT_KAFKA_SRC)" ] || [ ! -d "$(CONFLUENT_KAFKA_SRC)/tests" ]; then \
+	  echo "make conformance needs CONFLUENT_KAFKA_SRC=DIR: confluent-kafka-python's tests at" \
+	    "v$$(sed -n 's/^confluent-kafka==//p' requirements-dev.txt), e.g." >&2; \
+	  echo "  git clone --depth 1 --branch v$$(sed -n 's/^confluent-kafka==//p' requirements-dev.txt)" \
+	    "<confluentinc/confluent-kafka-python's repository> DIR" >&2; \
+	  exit 2; fi
+	$(PY) -m pip install -q --disable-pip-version-check $(CONFORMANCE_DEPS)
+	cd "$(CONFLUENT_KAFKA_SRC)" && PYTHONPATH="$(CURDIR)/tests/conformance" "$(CURDIR)/$(PY)" -m pytest \
+	  -p conformance_plugin -p no:cacheprovider -p no:randomly --rootdir=. -q --timeout=300 \
+	  --continue-on-collection-errors -o asyncio_default_fixture_loop_scope=function \
+	  $(addprefix --ignore=,$(CONFORMANCE_LEFT_OUT)) $(filter-out $(CONFORMANCE_LEFT_OUT),$(patsubst \
+	    $(CONFLUENT_KAFKA_SRC)/%,%,$(wildcard $(addprefix $(CONFLUENT_KAFKA_SRC)/,$(CONFORMANCE_PATHS))))) \
+	  $(PYTEST_ARGS)
+
 clean:
 	rm -rf build dist *.egg-info confluent_binding/*.so src/*.c src/*.html .pytest_cache
 

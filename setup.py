@@ -200,9 +200,18 @@ class BuildExt(build_ext):
             setattr(ext, key, getattr(ext, key, []) + list(value))
         # A rebuilt librdkafka (or dependency) archive makes the extension out of date too.
         ext.depends = list(ext.depends) + list(flags.get("extra_objects", []))
+        # Cython's dependency tracking misses the module's own .pxd (it looks for one next to
+        # src/_core.pyx, not in the package) and the C headers: either newer than the generated
+        # C file forces cythonize, and is a dependency of the compiled extension.
+        untracked = [HERE / "confluent_binding" / "_core.pxd",
+                     *sorted((HERE / "src" / "includes").glob("*.h"))]
+        generated = HERE / "src" / "_core.c"
+        force = not generated.exists() or any(
+            dep.stat().st_mtime > generated.stat().st_mtime for dep in untracked)
+        ext.depends += [str(dep) for dep in untracked]
         # include_path: src for the included implementation files and includes/; the checkout
         # root for the package, whose confluent_binding/_core.pxd declares the module's C shape.
-        (cythonized,) = cythonize([ext], include_path=["src", str(HERE)],
+        (cythonized,) = cythonize([ext], include_path=["src", str(HERE)], force=force,
                                   compiler_directives=directives,
                                   annotate=os.environ.get("CB_ANNOTATE") == "1")
         ext.sources = cythonized.sources

@@ -134,6 +134,8 @@ cdef class _Handle:
     cdef object _stats_cb
     cdef object _throttle_cb
     cdef object _oauth_cb
+    cdef bint _oauth_background     # OAUTHBEARER: oauth_cb runs on librdkafka's background thread
+    cdef bint _oauth_token_set      # oauth_cb has set a token (construction waits for the first)
     cdef object _logger
     cdef bint _callbacks_off        # being freed: the trampolines run no Python
     cdef int _batch_calls           # batch consumes in librdkafka now: _stash() must not yield
@@ -152,6 +154,7 @@ cdef class _Handle:
     cdef int _serve_log(self, const rd_kafka_t *rk, int level, const char *fac,
                         const char *buf) except -1
     cdef int _serve_oauth(self, rd_kafka_t *rk, const char *config) except -1
+    cdef int _await_oauth_token(self) except -1
     cdef int _serve_throttle(self, const char *broker_name, int32_t broker_id,
                              int throttle_ms) except -1
     cdef int _serve_client_event(self, rd_kafka_event_t *ev) except -1

@@ -1,4 +1,5 @@
 # cython: language_level=3, embedsignature=True, boundscheck=False, wraparound=False, cdivision=True
+# cython: embedsignature.format=clinic
 """The compiled core of confluent_binding: the librdkafka handles and the hot paths.
 
 Everything here is re-exported by the pure-Python package ``confluent_binding``. The classes'

@@ -1,8 +1,8 @@
 # AdminClient (compiled half): requests built on librdkafka's Admin API from plain Python data
 # already checked by confluent_binding.admin, sent with a private result queue; the client's
 # result thread waits on that queue without the GIL (_serve_results) and completes each request's
-# concurrent.futures.Future. librdkafka's threads never run Python; error_cb, stats_cb, logger and
-# oauth_cb events stay on the main queue and are served by poll().
+# concurrent.futures.Future. error_cb, stats_cb and logger events stay on the main queue and are
+# served by poll(); oauth_cb with OAUTHBEARER runs on librdkafka's background thread (handle.pyx).
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport int32_t, intptr_t
@@ -168,6 +168,7 @@ cdef int32_t *_broker_ids(list ids) except NULL:
     return out
 
 
+@cython.binding(False)
 cdef class _Requests:
     """Owns one malloc'ed array of librdkafka request objects of one admin API (NewTopic,
     ConfigResource, AclBinding, ...); frees them with that API's destroy call."""
@@ -210,6 +211,7 @@ cdef class _Requests:
         return 0
 
 
+@cython.binding(False)
 @cython.no_gc_clear
 cdef class _AdminClientImpl(_Handle):
     """The compiled half of AdminClient (confluent_binding.admin): one rd_kafka_t, its main

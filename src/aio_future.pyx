@@ -35,6 +35,7 @@ cdef int _asyncio_types() except -1:
 cdef tuple _STATES = ("PENDING", "CANCELLED", "FINISHED")
 
 
+@cython.binding(False)
 @cython.final
 @cython.freelist(1024)
 @cython.auto_pickle(False)
@@ -265,6 +266,7 @@ cdef class DeliveryFuture:
         _ctx_out(self.ctx0)
 
 
+@cython.binding(False)
 @cython.final
 @cython.auto_pickle(False)
 cdef class _Unretrieved:
@@ -484,6 +486,7 @@ cdef enum:
     LOOP_TURN = 1000
 
 
+@cython.binding(False)
 @cython.final
 @cython.auto_pickle(False)
 cdef class _AioPath:
@@ -498,6 +501,7 @@ cdef class _AioPath:
         self.producer, self.loop = producer, loop
 
 
+@cython.binding(False)
 @cython.final
 @cython.freelist(16)
 @cython.auto_pickle(False)

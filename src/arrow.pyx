@@ -111,6 +111,7 @@ cdef void _pool_give(char *p, Py_ssize_t cap) noexcept nogil:
     free(p)
 
 
+@cython.binding(False)
 @cython.final
 cdef class _ArrowBuf:
     """One growable block of memory (malloc'd): an Arrow buffer under construction, until a
@@ -268,6 +269,7 @@ cdef ArrowArray *_fixed_array(_BatchMem *mem, int64_t n, Py_ssize_t nulls, _Arro
     return a
 
 
+@cython.binding(False)
 @cython.final
 @cython.no_gc
 cdef class _ArrowColumns:
@@ -497,6 +499,7 @@ cdef class _ArrowColumns:
                 self.top.release(&self.top)
 
 
+@cython.binding(False)
 @cython.final
 cdef class _EndOffsets:
     """Where a range-bounded columnar read stops, per partition (a small C array: a range

@@ -62,6 +62,7 @@ cdef bint _conf_bool(object value, str key) except -1:
     raise ValueError("'%s' must be a bool or 'true'/'false', not %r" % (key, value))
 
 
+@cython.binding(False)
 cdef class _Conf:
     """Owns one rd_kafka_conf_t until rd_kafka_new() takes it."""
 

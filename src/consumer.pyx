@@ -94,12 +94,14 @@ cdef enum:
     CONSUME_MAX = 1000000
 
 
+@cython.binding(False)
 @cython.no_gc_clear
 cdef class Consumer(_Handle):
     """High-level Kafka consumer (confluent-kafka compatible), classic and KIP-848 groups.
 
     Callbacks (on_assign/on_revoke/on_lost, on_commit, error_cb, stats_cb, throttle_cb,
-    oauth_cb, logger) are served only inside ``poll()``, ``consume()`` and ``close()``.
+    oauth_cb, logger) are served only inside ``poll()``, ``consume()`` and ``close()``, but
+    ``oauth_cb`` with OAUTHBEARER, which runs on librdkafka's background thread (see Producer).
     """
     def __init__(self, *args, **kwargs):
         if self._rk != NULL:

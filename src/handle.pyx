@@ -19,6 +19,7 @@ from includes.rdkafka cimport (
     RD_KAFKA_RESP_ERR__TIMED_OUT,
     rd_kafka_clusterid,
     rd_kafka_conf_destroy,
+    rd_kafka_conf_enable_sasl_queue,
     rd_kafka_conf_set_error_cb,
     rd_kafka_conf_set_events,
     rd_kafka_conf_set_log_cb,
@@ -29,6 +30,8 @@ from includes.rdkafka cimport (
     rd_kafka_conf_t,
     rd_kafka_controllerid,
     rd_kafka_destroy_flags,
+    rd_kafka_error_destroy,
+    rd_kafka_error_t,
     rd_kafka_err2str,
     rd_kafka_event_config_string,
     rd_kafka_event_destroy,
@@ -55,6 +58,7 @@ from includes.rdkafka cimport (
     rd_kafka_queue_poll,
     rd_kafka_queue_t,
     rd_kafka_resp_err_t,
+    rd_kafka_sasl_background_callbacks_enable,
     rd_kafka_sasl_set_credentials,
     rd_kafka_set_log_queue,
     rd_kafka_t,
@@ -125,8 +129,13 @@ def _closed_exception(type owner):
 
 # syslog level (librdkafka) -> logging level
 _LOG_LEVELS = (50, 50, 50, 40, 30, 20, 20, 10)
+# How long construction waits for oauth_cb's first token (confluent-kafka's 10 seconds), and
+# librdkafka's RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED, the error it ends with.
+cdef int _OAUTH_FIRST_TOKEN_MS = 10000
+cdef int _ERR_SASL_AUTHENTICATION_FAILED = 58
 
 
+@cython.binding(False)
 cdef class _BlockingCalls:
     """The bracket around every blocking librdkafka call on an open handle::
 
@@ -206,6 +215,7 @@ cdef class _BlockingCalls:
         return 0
 
 
+@cython.binding(False)
 @cython.no_gc_clear
 cdef class _Handle:
     """Base of Producer and Consumer: owns one rd_kafka_t (and its poll queue)."""
@@ -221,6 +231,12 @@ cdef class _Handle:
         self._stats_cb = _pop_callable(conf, "stats_cb")
         self._throttle_cb = _pop_callable(conf, "throttle_cb")
         self._oauth_cb = _pop_callable(conf, "oauth_cb")
+        mechanism = conf.get("sasl.mechanisms", conf.get("sasl.mechanism"))
+        # As confluent-kafka: with OAUTHBEARER, oauth_cb is served on librdkafka's background
+        # thread (the first token is needed before anything can connect, and refreshes must not
+        # wait for a poll()), and construction waits for the first token.
+        self._oauth_background = (self._oauth_cb is not None and isinstance(mechanism, str)
+                                  and mechanism.strip().upper() == "OAUTHBEARER")
         self._logger = conf.pop("logger", None)
         if self._logger is not None and not callable(getattr(self._logger, "log", None)):
             raise TypeError("'logger' must be a logging.Logger (an object with a log() method)")
@@ -237,6 +253,8 @@ cdef class _Handle:
             rd_kafka_conf_set_throttle_cb(c.ptr, _throttle_trampoline)
         if self._oauth_cb is not None:
             rd_kafka_conf_set_oauthbearer_token_refresh_cb(c.ptr, _oauth_trampoline)
+        if self._oauth_background:
+            rd_kafka_conf_enable_sasl_queue(c.ptr, 1)   # forwarded to the background thread
             events |= RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH
         if self._logger is not None:
             c.set("log.queue", "true")
@@ -251,6 +269,7 @@ cdef class _Handle:
         "Failed to create <what>: <librdkafka's reason>"."""
         cdef char errstr[512]
         cdef rd_kafka_conf_t *cp = c.take()
+        cdef rd_kafka_error_t *error
         errstr[0] = 0
         with nogil:
             self._rk = rd_kafka_new(rk_type, cp, errstr, sizeof(errstr))
@@ -259,6 +278,26 @@ cdef class _Handle:
             _raise_errstr(RD_KAFKA_RESP_ERR__INVALID_ARG, errstr, "Failed to create " + what)
         if self._logger is not None:
             rd_kafka_set_log_queue(self._rk, NULL)   # logs go to the main queue, served by poll
+        if self._oauth_background:
+            error = rd_kafka_sasl_background_callbacks_enable(self._rk)
+            if error != NULL:
+                rd_kafka_error_destroy(error)
+            self._await_oauth_token()
+        return 0
+
+    cdef int _await_oauth_token(self) except -1:
+        """Wait (GIL-free, in 10 ms steps) until oauth_cb has set the first token; after 10
+        seconds raise confluent-kafka's SASL_AUTHENTICATION_FAILED error."""
+        cdef int waited_ms = 0
+        while not self._oauth_token_set and waited_ms < _OAUTH_FIRST_TOKEN_MS:
+            with nogil:
+                usleep(10000)
+            waited_ms += 10
+            PyErr_CheckSignals()
+        if not self._oauth_token_set:
+            raise KafkaException(KafkaError(
+                _ERR_SASL_AUTHENTICATION_FAILED,
+                "OAuth token not set within %d seconds timeout" % (_OAUTH_FIRST_TOKEN_MS // 1000)))
         return 0
 
     cdef inline int _ensure_open(self, bint handle_call=False) except -1:
@@ -347,8 +386,11 @@ cdef class _Handle:
             if rd_kafka_oauthbearer_set_token(rk, token, lifetime_ms, principal, exts,
                                               len(flat), errstr, sizeof(errstr)):
                 raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__INVALID_ARG, _cstr(errstr)))
+            self._oauth_token_set = True
         except BaseException as exc:
-            rd_kafka_oauthbearer_set_token_failure(rk, str(exc).encode())
+            # (never an empty reason: librdkafka ignores that failure and would not retry)
+            rd_kafka_oauthbearer_set_token_failure(
+                rk, ("OAuth callback raised exception: %r" % (exc,)).encode())
             raise
         finally:
             PyMem_Free(exts)
@@ -538,8 +580,9 @@ cdef class _Handle:
             self._destroy()
 
 
-# -- trampolines: the C callbacks librdkafka calls from inside a serving call on our thread;
-# each hands over to the handle's _serve_* method --
+# -- trampolines: the C callbacks librdkafka calls from inside a serving call on our thread
+# (_oauth_trampoline, with OAUTHBEARER, on librdkafka's background thread); each hands over to
+# the handle's _serve_* method --
 
 cdef void _error_trampoline(rd_kafka_t *rk, int err, const char *reason,
                             void *opaque) noexcept with gil:
@@ -588,12 +631,18 @@ cdef void _log_trampoline(const rd_kafka_t *rk, int level, const char *fac,
 
 
 cdef void _oauth_trampoline(rd_kafka_t *rk, const char *config, void *opaque) noexcept with gil:
-    cdef _Handle h = <_Handle>opaque
-    if h._callbacks_off:
+    # On the background thread this may run while the handle is being freed: look at the flag
+    # through the borrowed pointer before taking a reference to the object.
+    if (<_Handle>opaque)._callbacks_off:
         return
+    cdef _Handle h = <_Handle>opaque
     try:
         h._serve_oauth(rk, config)
     except BaseException as exc:
+        if h._oauth_background:
+            # As confluent-kafka: on the background thread nobody can receive the exception;
+            # librdkafka has the failure (_serve_oauth set it) and retries the refresh.
+            return
         # Kept without rd_kafka_yield(): the token refresh reaches us as an op with its own
         # callback, and librdkafka (2.15.1) never frees such an op when its callback yields
         # (rd_kafka_op_call answers YIELD, nobody destroys the op; found by `make asan`). The

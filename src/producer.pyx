@@ -10,7 +10,6 @@ from libc.stdint cimport int32_t, int64_t
 from includes.rdkafka cimport (
     RD_KAFKA_EVENT_DR,
     RD_KAFKA_MSG_F_COPY,
-    RD_KAFKA_PARTITION_UA,
     RD_KAFKA_PRODUCER,
     RD_KAFKA_PURGE_F_INFLIGHT,
     RD_KAFKA_PURGE_F_NON_BLOCKING,
@@ -81,6 +80,7 @@ cdef inline object _take(void *opaque):
     return cb
 
 
+@cython.binding(False)
 cdef class _Topic:
     """Owns one rd_kafka_topic_t, cached per topic name for the producer's lifetime."""
 
@@ -95,6 +95,7 @@ cdef enum:
     VU_STACK = 24
 
 
+@cython.binding(False)
 @cython.no_gc_clear
 cdef class Producer(_Handle):
     """Asynchronous Kafka producer (confluent-kafka compatible).
@@ -102,7 +103,9 @@ cdef class Producer(_Handle):
     ``Producer(conf)``, ``Producer(conf, **kwargs)`` or ``Producer(**kwargs)`` with librdkafka
     properties plus ``on_delivery``, ``delivery.report.only.error``, ``error_cb``, ``stats_cb``,
     ``throttle_cb``, ``oauth_cb``, ``logger``. Delivery reports and all callbacks are served only
-    inside ``poll()``, ``flush()`` and ``close()``, on the calling thread.
+    inside ``poll()``, ``flush()`` and ``close()``, on the calling thread, but ``oauth_cb`` with
+    OAUTHBEARER: as confluent-kafka's, it runs on librdkafka's background thread and
+    construction waits (up to 10 seconds) for its first token.
     """
     def __init__(self, *args, **kwargs):
         if self._rk != NULL:
@@ -226,7 +229,8 @@ cdef class Producer(_Handle):
             if vus != stack:
                 PyMem_Free(vus)
 
-    def produce(self, topic, value=None, key=None, int32_t partition=RD_KAFKA_PARTITION_UA,
+    # Defaults are literals (-1: RD_KAFKA_PARTITION_UA) so the embedded signatures parse.
+    def produce(self, topic, value=None, key=None, int32_t partition=-1,
                 on_delivery=None, callback=None, int64_t timestamp=0, headers=None):
         """Enqueue a message for ``topic``; its delivery report is served by poll()/flush().
 
@@ -272,7 +276,7 @@ cdef class Producer(_Handle):
             _raise_produce_error(err)
         return fut
 
-    def produce_batch(self, topic, messages, partition=RD_KAFKA_PARTITION_UA,
+    def produce_batch(self, topic, messages, partition=-1,
                       on_delivery=None, callback=None):
         """Enqueue a list of messages for ``topic``; returns how many were enqueued.
 

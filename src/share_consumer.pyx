@@ -55,6 +55,7 @@ from includes.rdkafka_share cimport (
     rd_kafka_share_partition_offsets_partition,
     rd_kafka_share_partition_offsets_t,
     rd_kafka_share_poll,
+    rd_kafka_share_sasl_background_callbacks_enable,
     rd_kafka_share_sasl_set_credentials,
     rd_kafka_share_set_acknowledgement_commit_cb,
     rd_kafka_share_set_log_queue,
@@ -141,6 +142,7 @@ cdef dict _commit_results(const rd_kafka_topic_partition_list_t *parts):
     return out
 
 
+@cython.binding(False)
 @cython.no_gc_clear
 cdef class ShareConsumer(_Handle):
     """A share-group consumer (KIP-932, confluent-kafka compatible): the records of the
@@ -150,10 +152,11 @@ cdef class ShareConsumer(_Handle):
     ``ShareConsumer(conf)``, ``ShareConsumer(conf, **kwargs)`` or ``ShareConsumer(**kwargs)``;
     ``group.id`` is required, ``share.acknowledgement.mode`` is ``implicit`` (records of a poll
     are accepted by the next poll or commit) or ``explicit`` (acknowledge() each record, then
-    commit). ``error_cb``, ``stats_cb``, ``throttle_cb``, ``logger``, ``oauth_cb`` and the
+    commit). ``error_cb``, ``stats_cb``, ``throttle_cb``, ``logger`` and the
     acknowledgement-commit callback are served only inside poll(), commit_sync(),
-    commit_async() and close(), on the calling thread. Not for concurrent use from several
-    threads (a second thread's call raises ConcurrentModificationException).
+    commit_async() and close(), on the calling thread; ``oauth_cb`` as for Producer. Not for
+    concurrent use from several threads (a second thread's call raises
+    ConcurrentModificationException).
     """
 
     def __init__(self, *args, **kwargs):
@@ -178,6 +181,10 @@ cdef class ShareConsumer(_Handle):
         if self._logger is not None:
             # logs go to the queue poll()/commit_*() serve
             _share_check_error(rd_kafka_share_set_log_queue(self._rkshare, NULL))
+        if self._oauth_background:
+            # oauth_cb on librdkafka's background thread; the first token before returning
+            _share_check_error(rd_kafka_share_sasl_background_callbacks_enable(self._rkshare))
+            self._await_oauth_token()
 
     def __dealloc__(self):
         cdef rd_kafka_share_t *rkshare = self._rkshare
@@ -290,7 +297,9 @@ cdef class ShareConsumer(_Handle):
 
     # -- acknowledging --
 
-    def acknowledge(self, message, ack_type=RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT):
+    # ack_type's default is a literal (1: RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT) so the
+    # embedded signatures parse.
+    def acknowledge(self, message, ack_type=1):
         """Explicit mode: record how the broker is to treat ``message`` (ACCEPT, RELEASE or
         REJECT); sent by the next poll(), commit_sync() or commit_async()."""
         self._check_open()
@@ -305,7 +314,7 @@ cdef class ShareConsumer(_Handle):
         _share_check(err, "Failed to acknowledge message")
 
     def acknowledge_offset(self, topic, partition, offset,
-                           ack_type=RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT):
+                           ack_type=1):
         """Explicit mode: acknowledge the record at ``topic``/``partition``/``offset``."""
         self._check_open()
         if not isinstance(topic, str):

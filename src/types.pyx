@@ -107,12 +107,16 @@ cdef inline int32_t _as_int32(object value) except? -1:
     return _as_c_int(value, -2147483648, 2147483647, "integer")
 
 
-# binding(False): its methods are method descriptors, which check their instance (a
-# cyfunction does not: Message.topic(None) would read from None); and subclasses may call them.
+# binding(False), on every cdef class of the core: its methods are method descriptors, which
+# check their instance (a cyfunction does not: Message.topic(None) would read from None, and
+# Consumer.poll(None) or Producer.produce(object(), "t") would crash); subclasses may call them.
 @cython.binding(False)
 @cython.freelist(1024)
 cdef class Message:
-    """A Kafka message: what a consumer receives and what a delivery report describes. Holds
+    """Message(topic=None, partition=None, offset=None, key=None, value=None, headers=None,
+    error=None, timestamp=None, latency=None, leader_epoch=None, delivery_count=None)
+
+    A Kafka message: what a consumer receives and what a delivery report describes. Holds
     copies of the topic, key, value and headers; it owns no librdkafka memory. Constructed from
     Python in confluent-kafka's positional and keyword forms, subclassed, pickled (a subclass's
     instance as a Message, as confluent-kafka's), and compared (by topic, partition, offset, key,
@@ -253,6 +257,7 @@ cdef class Message:
             self._topic, self.partition(), self.offset(), self._key, self._error)
 
 
+@cython.binding(False)
 cdef class _TopicNames:
     """Caches the topic str per topic name seen in librdkafka messages."""
 
@@ -352,6 +357,7 @@ cdef Message _message_from_c(const rd_kafka_message_t *rkm, _TopicNames names, b
     return m
 
 
+@cython.binding(False)
 cdef class TopicPartition:
     """A topic partition, optionally with an offset, commit metadata and leader epoch."""
 
@@ -406,6 +412,7 @@ cdef class TopicPartition:
                                  self.leader_epoch))
 
 
+@cython.binding(False)
 cdef class _PartList:
     """Owns one rd_kafka_topic_partition_list_t."""
 
@@ -489,6 +496,7 @@ cdef list _message_partition(object message, str action):
     return [tp]
 
 
+@cython.binding(False)
 cdef class ConsumerGroupMetadata:
     """A consumer's group metadata, for Producer.send_offsets_to_transaction()."""
 

@@ -145,7 +145,9 @@ class AdminClient(_AdminClientImpl):
     """Admin operations on topics, configs, groups, offsets, ACLs and SCRAM credentials.
 
     ``AdminClient(conf)`` takes librdkafka's configuration dict (plus ``error_cb``, ``stats_cb``,
-    ``logger``, ``oauth_cb``, served by :meth:`poll`). Requests return
+    ``logger``, served by :meth:`poll`, and ``oauth_cb``: with OAUTHBEARER it runs on
+    librdkafka's background thread and construction waits for its first token, as
+    confluent-kafka's). Requests return
     ``concurrent.futures.Future`` objects (most in a dict keyed by the requested entity); they
     complete on their own: a thread owned by the client waits for librdkafka's results without
     holding the GIL. ``close()`` (or leaving a ``with`` block) ends the thread and fails requests
@@ -495,7 +497,7 @@ class AdminClient(_AdminClientImpl):
         return self._list_groups(group, timeout)
 
     def poll(self, timeout=-1):
-        """Serve error_cb, stats_cb, logger and oauth_cb; wait up to ``timeout`` seconds for
+        """Serve error_cb, stats_cb and logger; wait up to ``timeout`` seconds for
         the first event. Returns how many events were served."""
         return super().poll(_number(timeout))
 

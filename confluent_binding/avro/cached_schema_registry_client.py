@@ -13,7 +13,7 @@ import urllib.parse
 import warnings
 from collections import defaultdict
 
-from ..schema_registry._rest import DEFAULT_TIMEOUT, RestClient, _Target
+from ..schema_registry._rest import DEFAULT_TIMEOUT, RestClient, _httpx, _Target
 from .error import ClientError
 from .load import loads
 
@@ -37,6 +37,17 @@ log = logging.getLogger(__name__)
 def _success(code):
     return 200 <= code <= 299
 
+
+
+def _connection_error():
+    """What a registry that cannot be reached raises: confluent-kafka's legacy client runs on
+    requests, so requests' ``ConnectionError`` where requests is installed (code catching it
+    keeps working), else the built-in ``ConnectionError``."""
+    try:
+        from requests.exceptions import ConnectionError as RequestsConnectionError
+    except ImportError:
+        return ConnectionError
+    return RequestsConnectionError
 
 class CachedSchemaRegistryClient:
     """A Schema Registry client that caches schemas by id and ids by subject and schema.
@@ -94,9 +105,18 @@ class CachedSchemaRegistryClient:
         self.auto_register_schemas = conf.pop("auto.register.schemas", True)
         if conf:
             raise ValueError("Unrecognized configuration properties: {}".format(conf.keys()))
-        ssl_context = RestClient._ssl_context(
-            {k: v for k, v in tls.items() if v is not None}) if parts.scheme == "https" else None
-        self._target = _Target(self.url, ssl_context, None, DEFAULT_TIMEOUT)
+        # The TLS files are read by the first request, as confluent-kafka's (requests-based)
+        # client does: a client can be made before its certificates are in place.
+        self._tls = ({k: v for k, v in tls.items() if v is not None}
+                     if parts.scheme == "https" else None)
+        self._target_made = None
+
+    @property
+    def _target(self):
+        if self._target_made is None:
+            ssl_context = RestClient._ssl_context(self._tls) if self._tls is not None else None
+            self._target_made = _Target(self.url, ssl_context, None, DEFAULT_TIMEOUT)
+        return self._target_made
 
     def __del__(self):
         self.close()
@@ -109,7 +129,7 @@ class CachedSchemaRegistryClient:
 
     def close(self):
         """Close the kept-alive connections."""
-        target = getattr(self, "_target", None)  # not there when the constructor failed
+        target = getattr(self, "_target_made", None)  # not there when the constructor failed
         if target is not None:
             target.close()
 
@@ -146,7 +166,10 @@ class CachedSchemaRegistryClient:
         request_headers.update(headers or {})
         path = url[len(self.url):].lstrip("/") if url.startswith(self.url) else url
         target = self._target.request_target(urllib.parse.quote(path, safe=_PATH_SAFE))
-        status, content = self._target.send(method, target, data, request_headers)
+        try:
+            status, content = self._target.send(method, target, data, request_headers)
+        except _httpx().ConnectError as exc:
+            raise _connection_error()(str(exc)) from exc
         try:
             return json.loads(content), status
         except ValueError:

@@ -176,6 +176,7 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     rd_kafka_conf_res_t rd_kafka_conf_set(rd_kafka_conf_t *conf, const char *name,
                                           const char *value, char *errstr, size_t errstr_size)
     void rd_kafka_conf_set_events(rd_kafka_conf_t *conf, int events)
+    void rd_kafka_conf_enable_sasl_queue(rd_kafka_conf_t *conf, int enable)
     void rd_kafka_conf_set_rebalance_cb(
         rd_kafka_conf_t *conf,
         void (*rebalance_cb)(rd_kafka_t *rk, rd_kafka_resp_err_t err,
@@ -244,6 +245,7 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
                                         size_t size)
     void rd_kafka_queue_yield(rd_kafka_queue_t *rkqu)
     rd_kafka_resp_err_t rd_kafka_set_log_queue(rd_kafka_t *rk, rd_kafka_queue_t *rkqu)
+    rd_kafka_error_t *rd_kafka_sasl_background_callbacks_enable(rd_kafka_t *rk)
 
     int64_t RD_KAFKA_OFFSET_BEGINNING
     int64_t RD_KAFKA_OFFSET_END

@@ -217,9 +217,8 @@ def test_produce_accepts_callback_alias_and_all_keywords():
 def test_message_constructor_parameters_match_the_peer():
     doc_line = re.search(r"\.\. py:function:: Message\((.*)\)", peer.Message.__doc__).group(1)
     theirs = [p.strip().strip("[]") for p in doc_line.split(",")]
-    ours_line = confluent_binding.Message.__doc__.splitlines()[0]
-    ours = [p.split("=")[0].strip() for p in
-            re.match(r"Message\((.*)\)", ours_line).group(1).split(",")]
+    ours_line = re.match(r"Message\((.*?)\)", confluent_binding.Message.__doc__, re.S).group(1)
+    ours = [p.split("=")[0].strip() for p in ours_line.split(",")]
     # the peer accepts delivery_count too (tests/unit/test_parity.py) but does not document it
     assert ours == theirs + ["delivery_count"]
     # and the keyword form works with every one of them

@@ -8,7 +8,6 @@ import logging
 import re
 import sys
 import threading
-import time
 import traceback
 
 import pytest
@@ -24,12 +23,6 @@ unreachable = functools.partial(support.unreachable, **{"reconnect.backoff.ms": 
 
 class Boom(Exception):
     pass
-
-
-def oauth_conf(**extra):
-    return unreachable(**{"security.protocol": "SASL_PLAINTEXT",
-                          "sasl.mechanisms": "OAUTHBEARER",
-                          "sasl.oauthbearer.config": "scope=test principal=me"}, **extra)
 
 
 def from_callback(exc, func):
@@ -392,56 +385,8 @@ def test_consumer_logger_receives_records():
 
 
 # -- oauth_cb --
-
-
-def test_producer_oauth_cb_called_in_poll_with_config():
-    calls = []
-
-    def oauth_cb(config):
-        calls.append((config, threading.get_ident()))
-        return "token", time.time() + 3600, "me", {"ext": "v"}
-
-    p = Producer(oauth_conf(oauth_cb=oauth_cb))
-    assert calls == []                 # not before poll
-    assert wait_until(lambda: calls, lambda: p.poll(0.2))
-    assert calls == [("scope=test principal=me", threading.get_ident())]
-    p.close(0)
-
-
-@pytest.mark.parametrize("client,call", [("producer", "poll"), ("producer", "flush"),
-                                         ("consumer", "poll"), ("consumer", "consume")])
-def test_oauth_cb_raising(client, call):
-    seen = []
-
-    def oauth_cb(config):
-        seen.append(config)
-        raise Boom(config)
-
-    if client == "producer":
-        h = Producer(oauth_conf(oauth_cb=oauth_cb))
-        if call == "flush":
-            h.produce("t", b"x")
-    else:
-        h = Consumer(oauth_conf(oauth_cb=oauth_cb, **{"group.id": "g"}))
-    with pytest.raises(Boom) as ei:
-        if call == "consume":
-            call_until_raises(lambda: h.consume(1, 1))
-        else:
-            call_until_raises(lambda: getattr(h, call)(1))
-    assert ei.value.args == ("scope=test principal=me",)
-    assert from_callback(ei.value, oauth_cb)
-    if client == "producer":
-        h.purge()
-        h.close(0)
-    else:
-        h.close()
-
-
-def test_oauth_cb_bad_return_value():
-    p = Producer(oauth_conf(oauth_cb=lambda config: "not a tuple"))
-    with pytest.raises(TypeError):
-        call_until_raises(lambda: p.poll(0.5), timeout=5)
-    p.close(0)
+# With OAUTHBEARER it runs on librdkafka's background thread, as confluent-kafka's does, and
+# construction waits for the first token: tests/unit/test_parity_oauth.py.
 
 
 # -- on_commit --

@@ -1,0 +1,135 @@
+"""A pytest plugin that runs confluent-kafka-python's own broker-less tests against this package:
+``confluent_kafka`` is aliased to ``confluent_binding`` before anything is collected, and the
+run is held to ``allowed.txt``, the failures we accept, each with its reason.
+
+Loaded by ``make conformance`` (``-p conformance_plugin`` with this folder on ``PYTHONPATH``),
+from the root of a checkout of confluent-kafka-python, so that node ids read
+``tests/test_Producer.py::test_...`` as in ``allowed.txt``.
+
+- An unexpected failure (or error) fails the run, as usual.
+- A failure ``allowed.txt`` lists is reported as ``xfail`` with its reason (a listed test whose
+  own SIGINT escapes it fails instead of ending the run).
+- A listed test that passes, or that was not collected, is a stale entry: the summary names it.
+- The summary ends with the tally: passed / allowed / total.
+"""
+
+import importlib.machinery
+import os
+import sys
+
+import pytest
+from allowlist import ALLOWED_FILE, MAX_ALLOWED, read_allowed
+
+import confluent_binding
+
+
+def _real_package_dir():
+    """Where the real confluent-kafka is installed (None if it is not): no module may be loaded
+    from there."""
+    spec = importlib.machinery.PathFinder.find_spec("confluent_kafka")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.realpath(list(spec.submodule_search_locations)[0]) + os.sep
+
+
+def _assert_not_the_real_one():
+    import confluent_kafka
+
+    assert confluent_kafka is confluent_binding, (
+        "confluent_kafka resolves to %r, not to confluent_binding" % (confluent_kafka,))
+    real = _real_package_dir()
+    if real is None:
+        return
+    leaked = sorted(name for name, module in list(sys.modules.items())
+                    if os.path.realpath(getattr(module, "__file__", None) or "").startswith(real))
+    assert not leaked, "modules of the real confluent-kafka were imported: %s" % ", ".join(leaked)
+
+
+# Before the checkout's conftest files and test modules are imported.
+confluent_binding.install_as_confluent_kafka()
+_assert_not_the_real_one()
+
+
+class Conformance:
+    def __init__(self, allowed):
+        self.allowed = allowed
+        self.collected = set()
+        self.passed = set()
+        self.allowed_failed = set()
+        self.failed = set()
+        self.skipped = set()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        self.collected |= {item.nodeid for item in items}
+        _assert_not_the_real_one()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collectreport(self, report):
+        if not report.failed:
+            return
+        self.collected.add(report.nodeid)
+        if report.nodeid in self.allowed:
+            # a test file that cannot be imported, listed as a whole
+            key, reason = self.allowed[report.nodeid]
+            report.outcome = "skipped"
+            report.longrepr = (report.nodeid, 0, "allowed (%s): %s" % (key, reason))
+            self.allowed_failed.add(report.nodeid)
+        else:
+            self.failed.add(report.nodeid)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item):
+        outcome = yield
+        excinfo = outcome.excinfo
+        if (excinfo is not None and issubclass(excinfo[0], KeyboardInterrupt)
+                and item.nodeid in self.allowed):
+            # A listed test whose own SIGINT escaped it (not the user's Ctrl-C): a failure of
+            # that test, not the end of the run.
+            outcome.force_exception(AssertionError("KeyboardInterrupt escaped the test"))
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        nodeid = item.nodeid
+        if report.failed and nodeid in self.allowed:
+            key, reason = self.allowed[nodeid]
+            report.outcome = "skipped"
+            report.wasxfail = "allowed (%s): %s" % (key, reason)
+            self.allowed_failed.add(nodeid)
+        elif report.failed:
+            self.failed.add(nodeid)
+        elif report.skipped and not hasattr(report, "wasxfail"):
+            self.skipped.add(nodeid)
+        elif report.when == "call" and report.passed:
+            self.passed.add(nodeid)
+
+    def pytest_sessionfinish(self, session):
+        _assert_not_the_real_one()
+
+    def pytest_terminal_summary(self, terminalreporter):
+        tr = terminalreporter
+        passed = self.passed - self.failed - self.allowed_failed
+        files = {n.split("::")[0] for n in self.collected}
+        # (an entry of a file this run did not select is not stale)
+        stale = sorted(n for n in self.allowed
+                       if n in passed or (n not in self.collected and n.split("::")[0] in files))
+        tr.section("conformance to confluent-kafka's own tests")
+        for nodeid in stale:
+            why = "passes" if nodeid in passed else "was not collected"
+            tr.write_line("stale allow-list entry (%s): %s" % (why, nodeid))
+        for nodeid in sorted(self.failed):
+            tr.write_line("unexpected failure: %s" % nodeid)
+        tr.write_line("conformance: %d passed / %d allowed / %d total (%d failed, %d skipped, "
+                      "%d stale allow-list entries)"
+                      % (len(passed), len(self.allowed_failed), len(self.collected),
+                         len(self.failed), len(self.skipped), len(stale)))
+
+
+def pytest_configure(config):
+    allowed = read_allowed()
+    if len(allowed) > MAX_ALLOWED:
+        raise pytest.UsageError("%s lists %d tests; at most %d may be allowed to fail"
+                                % (ALLOWED_FILE, len(allowed), MAX_ALLOWED))
+    config.pluginmanager.register(Conformance(allowed), "conformance")
