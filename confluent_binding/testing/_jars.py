@@ -4,7 +4,9 @@
 ``org.apache.kafka:kafka_2.13`` (see ``pom.xml`` next to this file) into
 ``<cache>/kafka-<version>/libs`` once, and returns that directory.  The download
 goes to a temporary directory that is renamed into place; a stamp file written
-last marks the directory complete, so an interrupted fetch is redone.
+last marks the directory complete, so an interrupted fetch is redone.  The test
+suite's Schema Registry build is cached the same way (:func:`cached`,
+:func:`run_maven`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Callable, Iterator, List, Optional, Sequence, Type
 
 __all__ = [
     "DEFAULT_KAFKA_VERSION",
@@ -77,16 +79,21 @@ def _stamp_text(version: str) -> str:
     return "kafka %s\npom sha256 %s\n" % (version, digest)
 
 
-def find_kafka_jars(version: str = DEFAULT_KAFKA_VERSION) -> Optional[Path]:
-    """The cached libs directory for ``version`` if complete and current, else ``None``."""
-    base = cache_dir() / ("kafka-%s" % version)
-    libs = base / "libs"
+def find_complete(base: Path, stamp: str, result: Path) -> Optional[Path]:
+    """``result`` (inside ``base``) when it exists and ``base``'s completion stamp reads
+    ``stamp``, else ``None``."""
     try:
-        if (base / _STAMP).read_text() == _stamp_text(version) and libs.is_dir():
-            return libs
+        if (base / _STAMP).read_text() == stamp and result.exists():
+            return result
     except OSError:
         pass
     return None
+
+
+def find_kafka_jars(version: str = DEFAULT_KAFKA_VERSION) -> Optional[Path]:
+    """The cached libs directory for ``version`` if complete and current, else ``None``."""
+    base = cache_dir() / ("kafka-%s" % version)
+    return find_complete(base, _stamp_text(version), base / "libs")
 
 
 @contextlib.contextmanager
@@ -106,6 +113,49 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(f.fileno(), fcntl.LOCK_UN)
 
 
+def cached(base: Path, stamp: str, result: Path, build: Callable[[], None]) -> Path:
+    """``result``, made first by ``build()`` unless :func:`find_complete` finds it.
+
+    ``build`` runs under an inter-process lock (a second process waits, then finds the
+    result) after the stale stamp is removed; it puts ``result`` in place, and the stamp,
+    written last, marks it complete, so an interrupted build is redone.
+    """
+    found = find_complete(base, stamp, result)
+    if found is not None:
+        return found
+    with _locked(base.parent / (".%s.lock" % base.name)):
+        found = find_complete(base, stamp, result)  # made by another process meanwhile
+        if found is not None:
+            return found
+        base.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            (base / _STAMP).unlink()
+        build()
+        stamp_tmp = base / (_STAMP + ".tmp")
+        stamp_tmp.write_text(stamp)
+        os.replace(stamp_tmp, base / _STAMP)
+    return result
+
+
+def run_maven(args: Sequence[str], *, cwd: Path, mvn: Optional[str], what: str, doing: str,
+              otherwise: str, produced: Callable[[], bool],
+              error: Type[Exception]) -> None:
+    """Run ``mvn -B -q <args>`` in ``cwd``; raise ``error`` when Maven is missing (``what``
+    names what it is needed for, ``otherwise`` the way around it) or fails, or when
+    ``produced()`` is false afterwards (``doing`` names the step, with Maven's output)."""
+    mvn = mvn or shutil.which("mvn")
+    if not mvn:
+        raise error("Maven ('mvn') is not on PATH: it is needed once to %s (apt-get install "
+                    "maven), or %s" % (what, otherwise))
+    cmd: List[str] = [mvn, "-B", "-q", *args]
+    proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, cwd=str(cwd))
+    if proc.returncode != 0 or not produced():
+        out = proc.stdout.decode("utf-8", "replace")
+        raise error("%s with Maven failed (exit %d):\n%s\n%s"
+                    % (doing, proc.returncode, " ".join(cmd), out[-4000:]))
+
+
 def ensure_kafka_jars(
     version: str = DEFAULT_KAFKA_VERSION, *, mvn: Optional[str] = None, verbose: bool = False
 ) -> Path:
@@ -116,53 +166,20 @@ def ensure_kafka_jars(
     Raises :class:`KafkaJarsError` when ``mvn`` is missing or fails.
     """
     check_kafka_version(version)
-    found = find_kafka_jars(version)
-    if found is not None:
-        return found
     base = cache_dir() / ("kafka-%s" % version)
-    with _locked(cache_dir() / (".kafka-%s.lock" % version)):
-        found = find_kafka_jars(version)  # another process may have finished meanwhile
-        if found is not None:
-            return found
-        mvn = mvn or shutil.which("mvn")
-        if not mvn:
-            raise KafkaJarsError(
-                "Maven ('mvn') is not on PATH: it is needed once to fetch the Kafka %s jars "
-                "(apt-get install maven), or set KAFKA_BOOTSTRAP_SERVERS to use an existing "
-                "cluster" % version
-            )
-        base.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix="libs.tmp-", dir=base))
-        cmd = [
-            mvn,
-            "-B",
-            "-q",
-            "-f",
-            str(POM_PATH),
-            "-Dkafka.version=%s" % version,
-            DEPENDENCY_PLUGIN + ":copy-dependencies",
-            "-DincludeScope=runtime",
-            "-DoutputDirectory=%s" % tmp,
-        ]
+    libs = base / "libs"
+
+    def fetch() -> None:
         t0 = time.monotonic()
+        tmp = Path(tempfile.mkdtemp(prefix="libs.tmp-", dir=base))
         try:
-            proc = subprocess.run(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=str(base),
-            )
-            if proc.returncode != 0 or not any(tmp.glob("kafka_*.jar")):
-                out = proc.stdout.decode("utf-8", "replace")
-                raise KafkaJarsError(
-                    "fetching Kafka %s jars with Maven failed (exit %d):\n%s\n%s"
-                    % (version, proc.returncode, " ".join(cmd), out[-4000:])
-                )
-            libs = base / "libs"
-            stamp = base / _STAMP
-            with contextlib.suppress(FileNotFoundError):
-                stamp.unlink()
+            run_maven(["-f", str(POM_PATH), "-Dkafka.version=%s" % version,
+                       DEPENDENCY_PLUGIN + ":copy-dependencies", "-DincludeScope=runtime",
+                       "-DoutputDirectory=%s" % tmp],
+                      cwd=base, mvn=mvn, what="fetch the Kafka %s jars" % version,
+                      doing="fetching Kafka %s jars" % version,
+                      otherwise="set KAFKA_BOOTSTRAP_SERVERS to use an existing cluster",
+                      produced=lambda: any(tmp.glob("kafka_*.jar")), error=KafkaJarsError)
             os.chmod(tmp, 0o755)  # mkdtemp made it private
             old = None
             if libs.exists():  # stale: move aside first so the swap is quick
@@ -171,14 +188,10 @@ def ensure_kafka_jars(
             os.rename(tmp, libs)
             if old is not None:
                 shutil.rmtree(old, ignore_errors=True)
-            stamp_tmp = base / (_STAMP + ".tmp")
-            stamp_tmp.write_text(_stamp_text(version))
-            os.replace(stamp_tmp, stamp)
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
         if verbose:
-            print(
-                "fetched Kafka %s jars into %s in %.1fs" % (version, libs, time.monotonic() - t0)
-            )
-        return libs
+            print("fetched Kafka %s jars into %s in %.1fs" % (version, libs, time.monotonic() - t0))
+
+    return cached(base, _stamp_text(version), libs, fetch)

@@ -22,10 +22,8 @@ Example::
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import time
-import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
@@ -75,7 +73,7 @@ def _replication_properties(brokers: int, replication_factor: Optional[int],
     }
 
 
-class KafkaCluster(Listeners):
+class KafkaCluster(Listeners, _process.Launcher):
     """Combined broker+controller KRaft nodes on loopback: one by default.
 
     Parameters:
@@ -164,12 +162,8 @@ class KafkaCluster(Listeners):
         self._owns_workdir = workdir is None
         self.workdir = (Path(workdir) if workdir is not None
                         else Path(tempfile.mkdtemp(prefix="kafka-cluster-")))
-        # At interpreter exit (or garbage collection): remove the workdir this object made
-        # (each node's finalizer kills its own process first).
-        self._res = _process.Resources()
-        if self._owns_workdir:
-            self._res.remove.append(self.workdir)
-        self._finalizer = weakref.finalize(self, _process.release, self._res)
+        # each node's finalizer kills its own process; this one removes the workdir it made
+        self._res = _process.track(self, remove=[self.workdir] if self._owns_workdir else [])
         self.heap = heap
         self.heap_min = heap_min
         self.jvm_opts = list(DEFAULT_JVM_OPTS if jvm_opts is None else jvm_opts)
@@ -373,19 +367,12 @@ class KafkaCluster(Listeners):
         ``log_dir``).  A ``workdir`` given by the caller stays."""
         if len(self._nodes) > 1:
             self.kill()   # the data goes: no need for a clean shutdown of each node
-        self.stop()
+        super().cleanup()
+
+    def _remove_files(self) -> None:
         for n in self._nodes:
-            n._remove_data()
-        for path in self._res.remove:
-            shutil.rmtree(path, ignore_errors=True)
-
-    def __enter__(self) -> "KafkaCluster":
-        if not self.is_running:
-            self.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.cleanup()
+            n._res.remove_files()
+        super()._remove_files()
 
     def __repr__(self) -> str:
         one = self._single()

@@ -14,7 +14,6 @@ import subprocess
 import tempfile
 import time
 import uuid
-import weakref
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence
 
@@ -258,10 +257,8 @@ class KafkaNode(Listeners):
         self.process = _process.ServerProcess("Kafka broker (node %d)" % node_id,
                                               self.workdir / "broker.log", KafkaClusterError)
         # At interpreter exit (or garbage collection): kill a leftover broker and remove the
-        # data directories made under log_dir.
-        self._res = _process.Resources()
-        self._res.servers.append(self.process)
-        self._finalizer = weakref.finalize(self, _process.release, self._res)
+        # data directories made under log_dir (the cluster starts and cleans up the node).
+        self._res = _process.track(self, servers=[self.process])
 
     # -- paths / state ------------------------------------------------------------------
 
@@ -588,10 +585,6 @@ class KafkaNode(Listeners):
     def resume(self) -> None:
         """SIGCONT what :meth:`pause` stopped; returns once the process runs again."""
         self.process.resume()
-
-    def _remove_data(self) -> None:
-        for path in self._res.remove:
-            shutil.rmtree(path, ignore_errors=True)
 
     def __repr__(self) -> str:
         state = "running pid %s" % self.pid if self.is_running else "stopped"

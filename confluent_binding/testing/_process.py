@@ -1,6 +1,7 @@
 """One home for the server processes the harness starts (Kafka brokers; the test suite's Schema
 Registry and KDC launchers use it too): start with a log file, wait until a readiness probe
-passes or the process exits, stop with SIGTERM then SIGKILL, pause and resume."""
+passes or the process exits, stop with SIGTERM then SIGKILL, pause and resume; and the life
+cycle every launcher shares (:class:`Launcher`: a finalizer, ``cleanup()``, ``with``)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ import signal
 import socket
 import subprocess
 import time
+import weakref
 from pathlib import Path
-from typing import Any, Callable, List, Mapping, Optional, Sequence, Type
+from typing import Any, Callable, Iterable, List, Mapping, Optional, Sequence, Type, TypeVar
 
-__all__ = ["Resources", "ServerProcess", "find_java", "free_ports", "release", "tail"]
+__all__ = ["Launcher", "OneProcess", "Resources", "ServerProcess", "find_java", "free_ports",
+           "release", "tail", "track"]
 
 
 def free_ports(n: int) -> List[int]:
@@ -199,10 +202,87 @@ class Resources:
         self.servers: List[ServerProcess] = []
         self.remove: List[Path] = []
 
+    def remove_files(self) -> None:
+        """Remove the directories in ``remove`` (what is already gone is no error)."""
+        for path in self.remove:
+            shutil.rmtree(path, ignore_errors=True)
+
 
 def release(res: Resources) -> None:
     """Kill the servers of ``res`` that still run and remove ``res.remove``."""
     for server in res.servers:
         server.kill()
-    for path in res.remove:
-        shutil.rmtree(path, ignore_errors=True)
+    res.remove_files()
+
+
+def track(owner: object, servers: Iterable[ServerProcess] = (),
+          remove: Iterable[Path] = ()) -> Resources:
+    """The :class:`Resources` that :func:`release` releases when ``owner`` is garbage
+    collected or at interpreter exit, whichever comes first (more may be added later)."""
+    res = Resources()
+    res.servers.extend(servers)
+    res.remove.extend(remove)
+    weakref.finalize(owner, release, res)
+    return res
+
+
+_L = TypeVar("_L", bound="Launcher")
+
+
+class Launcher:
+    """The life cycle every launcher shares: at interpreter exit (or garbage collection) its
+    finalizer kills the processes it started and removes the directories it made; ``with``
+    starts it unless it runs and calls :meth:`cleanup` at the end; :meth:`cleanup` stops it
+    and removes those directories.
+
+    A subclass sets ``self._res = track(self, ...)`` in ``__init__`` and provides ``start``,
+    ``stop`` and ``is_running``.
+    """
+
+    _res: Resources
+
+    @property
+    def is_running(self) -> bool:
+        raise NotImplementedError
+
+    def start(self: _L) -> _L:  # each launcher adds a timeout with its own default
+        raise NotImplementedError
+
+    def stop(self) -> Optional[int]:
+        raise NotImplementedError
+
+    def _remove_files(self) -> None:
+        self._res.remove_files()
+
+    def cleanup(self) -> None:
+        """Stop, and remove the directories this object made (a ``workdir`` given by the
+        caller stays)."""
+        self.stop()
+        self._remove_files()
+
+    def __enter__(self: _L) -> _L:
+        if not self.is_running:
+            self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cleanup()
+
+
+class OneProcess:
+    """The state of a launcher that runs one :class:`ServerProcess` (``process``)."""
+
+    process: ServerProcess
+
+    @property
+    def log_path(self) -> Path:
+        """The process's stdout/stderr."""
+        return self.process.log_path
+
+    @property
+    def pid(self) -> Optional[int]:
+        return self.process.pid
+
+    @property
+    def is_running(self) -> bool:
+        return self.process.is_running

@@ -33,6 +33,7 @@ Fixtures:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -64,17 +65,42 @@ def json_object_env(name: str) -> dict:
     return config
 
 
-def _external() -> Optional[ExternalKafkaCluster]:
-    servers = os.environ.get("KAFKA_BOOTSTRAP_SERVERS", "").strip()
-    if not servers:
+def external_server(factory: Callable[[str, dict], Any], variable: str,
+                    config_variable: str) -> Any:
+    """A server already running where the environment variable ``variable`` says, as
+    ``factory(address, config)`` makes it (``config``: :func:`json_object_env` of
+    ``config_variable``), once it answers; ``None`` when ``variable`` is unset.  Fails the test
+    run when it does not answer within 30 seconds."""
+    where = os.environ.get(variable, "").strip()
+    if not where:
         return None
-    config = json_object_env("KAFKA_CLIENT_CONFIG")
-    cluster = ExternalKafkaCluster(servers, config)
+    server = factory(where, json_object_env(config_variable))
     try:
-        cluster.wait_ready(timeout=30)
+        server.wait_ready(timeout=30)
     except Exception as e:
-        pytest.fail("KAFKA_BOOTSTRAP_SERVERS=%s: %s" % (servers, e), pytrace=False)
-    return cluster
+        pytest.fail("%s=%s: %s" % (variable, where, e), pytrace=False)
+    return server
+
+
+def _external() -> Optional[ExternalKafkaCluster]:
+    """The cluster ``KAFKA_BOOTSTRAP_SERVERS`` names, else ``None``."""
+    return external_server(ExternalKafkaCluster, "KAFKA_BOOTSTRAP_SERVERS",
+                           "KAFKA_CLIENT_CONFIG")
+
+
+@contextlib.contextmanager
+def running(server: Any, what: str, timeout: float) -> Iterator[Any]:
+    """``server`` started (the test run fails, saying that ``what`` did not start, when it
+    cannot be), stopped at the end."""
+    try:
+        server.start(timeout=timeout)
+    except Exception as e:
+        server.kill()
+        pytest.fail("%s did not start: %s" % (what, e), pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -101,15 +127,8 @@ def kafka_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                 # Tests favour start-up time over peak broker throughput.
                 fast_startup=True,
             )
-            try:
-                cluster.start(timeout=120)
-            except Exception as e:
-                cluster.kill()
-                pytest.fail("local Kafka %s broker did not start: %s" % (version, e), pytrace=False)
-            try:
+            with running(cluster, "local Kafka %s broker" % version, timeout=120):
                 yield cluster
-            finally:
-                cluster.stop()
             return
     else:
         reasons.append("'java' (17+) is not on PATH and JAVA_HOME is not set")

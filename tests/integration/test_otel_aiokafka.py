@@ -11,13 +11,13 @@ on both.
 """
 
 import json
-import os
-import subprocess
 import sys
 import uuid
 from pathlib import Path
 
 import pytest
+
+from tests.integration.otel_app.otel_common import replace_names, run_program
 
 OTEL_INSTRUMENTATION_VERSION = "0.66b1"
 if sys.version_info < (3, 10):
@@ -25,7 +25,6 @@ if sys.version_info < (3, 10):
                 % OTEL_INSTRUMENTATION_VERSION, allow_module_level=True)
 
 PROGRAM = Path(__file__).with_name("otel_app") / "aiokafka_spans.py"
-RUN_TIMEOUT = 120
 # what the program produces: (key, value, app headers)
 RECORDS = [("k-0", "v-0", {}), ("k-1", "v-1", {"app": "list"}), (None, "v-2", {}),
            ("k-3", "v-3", {})]
@@ -33,15 +32,9 @@ GOT_ONE = 2     # read with getone(); the rest with getmany()
 
 
 def _run(client, cluster, topic, group):
-    env = {k: v for k, v in os.environ.items() if k != "CONFLUENT_BINDING_AS"}
     alias = (["-m", "confluent_binding", "run", "--as", "aiokafka"]
              if client == "confluent_binding" else [])
-    proc = subprocess.run(
-        [sys.executable, *alias, str(PROGRAM), cluster.bootstrap_servers, topic, group],
-        env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    assert proc.returncode == 0, "the program exited with %d:\n%s" % (
-        proc.returncode, proc.stderr[-6000:])
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_program(PROGRAM, [cluster.bootstrap_servers, topic, group], alias)
 
 
 def _shape(result):
@@ -74,14 +67,6 @@ def _shape(result):
     }
 
 
-def _replace(shape, names):
-    """The shape with each name in `names` (old -> new) replaced, tuples read as lists."""
-    text = json.dumps(shape)
-    for old, new in names.items():
-        text = text.replace(old, new)
-    return json.loads(text)
-
-
 def test_otel_aiokafka_spans(kafka_cluster, make_topic):
     topic, group = make_topic(), "otel-" + uuid.uuid4().hex[:8]
     ours = _run("confluent_binding", kafka_cluster, topic, group)
@@ -103,13 +88,13 @@ def test_otel_aiokafka_spans(kafka_cluster, make_topic):
     def key(k):
         return {} if k is None else {"messaging.kafka.message.key": k}
 
-    assert _replace(shape["sends"], {}) == [
+    assert replace_names(shape["sends"], {}) == [
         ["%s send" % topic,
          {**base, "messaging.client.id": "otel-producer", **key(k),
           "messaging.operation.name": "send", "messaging.operation.type": "publish"}, None]
         for k, _, _ in RECORDS]
     # every record's receive span (getone and getmany alike) is a child of its send span
-    assert _replace(shape["records"], {}) == [
+    assert replace_names(shape["records"], {}) == [
         ["%s receive" % topic,
          {**base, "messaging.client.id": "otel-consumer", **key(k),
           "messaging.consumer.group.name": group, "messaging.operation.name": "receive",
@@ -120,9 +105,9 @@ def test_otel_aiokafka_spans(kafka_cluster, make_topic):
     receive = {"messaging.system": "kafka", "server.address": base["server.address"],
                "messaging.client.id": "otel-consumer", "messaging.consumer.group.name": group,
                "messaging.operation.name": "receive", "messaging.operation.type": "receive"}
-    assert _replace(shape["getmany_calls"], {}) == [
+    assert replace_names(shape["getmany_calls"], {}) == [
         [json.dumps(receive, sort_keys=True)], len(RECORDS) - GOT_ONE]
-    assert _replace(shape["getmany_partitions"], {}) == [
+    assert replace_names(shape["getmany_partitions"], {}) == [
         [json.dumps({**receive, "messaging.destination.name": topic,
                      "messaging.destination.partition.id": "0"}, sort_keys=True)],
         len(RECORDS) - GOT_ONE]
@@ -132,5 +117,5 @@ def test_otel_aiokafka_spans(kafka_cluster, make_topic):
     other_topic, other_group = make_topic(name=topic + "-reference"), group + "-reference"
     reference = _run("reference", kafka_cluster, other_topic, other_group)
     assert reference["library"] == "aiokafka"
-    assert _replace(_shape(reference), {other_topic: topic, other_group: group}) == \
-        _replace(shape, {})
+    assert replace_names(_shape(reference), {other_topic: topic, other_group: group}) == \
+        replace_names(shape, {})

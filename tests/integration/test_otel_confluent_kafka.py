@@ -11,13 +11,13 @@ the same shape on both.
 """
 
 import json
-import os
-import subprocess
 import sys
 import uuid
 from pathlib import Path
 
 import pytest
+
+from tests.integration.otel_app.otel_common import replace_names, run_program
 
 OTEL_INSTRUMENTATION_VERSION = "0.66b1"
 if sys.version_info < (3, 10):
@@ -25,7 +25,6 @@ if sys.version_info < (3, 10):
                 % OTEL_INSTRUMENTATION_VERSION, allow_module_level=True)
 
 PROGRAM = Path(__file__).with_name("otel_app") / "confluent_spans.py"
-RUN_TIMEOUT = 120
 # what the program produces: (key, value, app headers)
 RECORDS = [("k-0", "v-0", {}), ("k-1", "v-1", {"app": "list"}), ("k-2", "v-2", {"app": "dict"}),
            (None, "v-3", {})]
@@ -33,15 +32,9 @@ POLLED = 2      # read with poll(); the rest with consume()
 
 
 def _run(client, mode, cluster, topic):
-    env = {k: v for k, v in os.environ.items() if k != "CONFLUENT_BINDING_AS"}
     alias = ["-m", "confluent_binding", "run"] if client == "confluent_binding" else []
-    proc = subprocess.run(
-        [sys.executable, *alias, str(PROGRAM), mode, cluster.bootstrap_servers, topic,
-         "otel-" + uuid.uuid4().hex[:8]],
-        env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
-    assert proc.returncode == 0, "the program exited with %d:\n%s" % (
-        proc.returncode, proc.stderr[-6000:])
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_program(PROGRAM, [mode, cluster.bootstrap_servers, topic,
+                                 "otel-" + uuid.uuid4().hex[:8]], alias)
 
 
 def _traceparent(span):
@@ -130,10 +123,5 @@ def test_otel_confluent_kafka_spans(mode, kafka_cluster, make_topic):
     reference = _run("reference", mode, kafka_cluster, make_topic(name=topic + "-reference"))
     assert reference["library"] == "confluent_kafka"
     assert reference["classes"]["producer"][1] == "cimpl.Producer"
-    assert _replace(_shape(reference, topic + "-reference"), topic + "-reference", topic) == \
-        _replace(shape, topic, topic)
-
-
-def _replace(shape, old, new):
-    """The shape with the topic name `old` read as `new` (and tuples as lists)."""
-    return json.loads(json.dumps(shape).replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1]))
+    assert replace_names(_shape(reference, topic + "-reference"),
+                         {topic + "-reference": topic}) == replace_names(shape, {})

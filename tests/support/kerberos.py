@@ -24,7 +24,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import weakref
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -68,7 +67,7 @@ def _free_port() -> int:
     raise KerberosError("no port free for both TCP and UDP on 127.0.0.1")
 
 
-class KerberosRealm:
+class KerberosRealm(_process.OneProcess, _process.Launcher):
     """An MIT KDC serving ``realm`` on ``127.0.0.1:<free port>`` (TCP and UDP).
 
     Parameters:
@@ -84,16 +83,13 @@ class KerberosRealm:
 
     def __init__(self, realm: str = DEFAULT_REALM, workdir: Optional[os.PathLike] = None):
         self.realm = realm
-        self._res = _process.Resources()
-        if workdir is None:
-            self.workdir = Path(tempfile.mkdtemp(prefix="kerberos-realm-"))
-            self._res.remove.append(self.workdir)
-        else:
-            self.workdir = Path(workdir)
+        made = workdir is None
+        self.workdir = Path(workdir if workdir is not None
+                            else tempfile.mkdtemp(prefix="kerberos-realm-"))
         self.process = _process.ServerProcess("krb5kdc", self.workdir / "krb5kdc.out",
                                               KerberosError, also_tail=[self.workdir / "kdc.log"])
-        self._res.servers.append(self.process)
-        self._finalizer = weakref.finalize(self, _process.release, self._res)
+        self._res = _process.track(self, servers=[self.process],
+                                   remove=[self.workdir] if made else [])
         self.port: Optional[int] = None
 
     # -- paths and client settings ----------------------------------------------------
@@ -124,10 +120,6 @@ class KerberosRealm:
     def principal(self, name: str) -> str:
         """``name@REALM`` (``name`` as given when it already names a realm)."""
         return name if "@" in name else "%s@%s" % (name, self.realm)
-
-    @property
-    def is_running(self) -> bool:
-        return self.process.is_running
 
     def _tool_env(self) -> Dict[str, str]:
         return dict(os.environ, KRB5_CONFIG=str(self.krb5_conf),
@@ -240,20 +232,6 @@ class KerberosRealm:
     def stop(self, timeout: float = 10) -> None:
         """Stop the KDC (the database stays; :meth:`start` makes a new one)."""
         self.process.stop(timeout)
-
-    def cleanup(self) -> None:
-        """Stop the KDC and remove the directory this object made (a given workdir stays)."""
-        self.stop()
-        for path in self._res.remove:
-            shutil.rmtree(path, ignore_errors=True)
-
-    def __enter__(self) -> "KerberosRealm":
-        if not self.is_running:
-            self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.cleanup()
 
     def __repr__(self) -> str:
         state = "running pid %s" % self.process.pid if self.is_running else "stopped"

@@ -21,25 +21,22 @@ Example::
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 import urllib.error
 import urllib.request
-import weakref
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 import pytest
 
 from confluent_binding.testing import _process
-from confluent_binding.testing._jars import _locked, cache_dir
-from confluent_binding.testing.pytest_plugin import json_object_env
+from confluent_binding.testing._jars import cache_dir, cached, find_complete, run_maven
+from confluent_binding.testing.pytest_plugin import external_server, running
 
 __all__ = [
     "APICURIO_POM_PATH",
@@ -58,7 +55,6 @@ APICURIO_POM_PATH = Path(__file__).resolve().with_name("apicurio-pom.xml")
 #: Where Apicurio serves Confluent's Schema Registry API.
 CCOMPAT_PATH = "/apis/ccompat/v7"
 _RUNNER = "apicurio-registry-runner-1-runner.jar"
-_STAMP = ".complete"
 
 # A test registry favours start-up time: C1 only, small heap.
 _JVM_OPTS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss512k", "-Djava.awt.headless=true")
@@ -80,13 +76,7 @@ def _app_base(version: str) -> Path:
 def find_schema_registry_app(version: str = DEFAULT_APICURIO_VERSION) -> Optional[Path]:
     """The runnable jar of the cached, complete build for ``version``, else ``None``."""
     base = _app_base(version)
-    runner = base / "app" / _RUNNER
-    try:
-        if (base / _STAMP).read_text() == _stamp_text(version) and runner.is_file():
-            return runner
-    except OSError:
-        pass
-    return None
+    return find_complete(base, _stamp_text(version), base / "app" / _RUNNER)
 
 
 def ensure_schema_registry_app(
@@ -100,72 +90,36 @@ def ensure_schema_registry_app(
     last marks it complete, so an interrupted build is redone.  Raises
     :class:`SchemaRegistryServerError` when ``mvn`` is missing or fails.
     """
-    found = find_schema_registry_app(version)
-    if found is not None:
-        return found
     base = _app_base(version)
-    with _locked(cache_dir() / (".apicurio-registry-%s.lock" % version)):
-        found = find_schema_registry_app(version)  # built by another process meanwhile
-        if found is not None:
-            return found
-        mvn = mvn or shutil.which("mvn")
-        if not mvn:
-            raise SchemaRegistryServerError(
-                "Maven ('mvn') is not on PATH: it is needed once to build Apicurio Registry %s "
-                "(apt-get install maven), or set SCHEMA_REGISTRY_URL to use a running registry"
-                % version
-            )
-        base.mkdir(parents=True, exist_ok=True)
+    app = base / "app"
+
+    def build() -> None:
+        t0 = time.monotonic()
         work = Path(tempfile.mkdtemp(prefix="build.tmp-", dir=base))
         try:
             shutil.copy(APICURIO_POM_PATH, work / "pom.xml")
-            cmd = [
-                mvn,
-                "-B",
-                "-q",
-                "-f",
-                str(work / "pom.xml"),
-                "-Dapicurio.version=%s" % version,
-                "-DskipTests",
-                "package",
-            ]
-            t0 = time.monotonic()
-            proc = subprocess.run(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                cwd=str(work),
-            )
             target = work / "target"
-            if proc.returncode != 0 or not (target / _RUNNER).is_file():
-                out = proc.stdout.decode("utf-8", "replace")
-                raise SchemaRegistryServerError(
-                    "building Apicurio Registry %s with Maven failed (exit %d):\n%s\n%s"
-                    % (version, proc.returncode, " ".join(cmd), out[-4000:])
-                )
+            run_maven(["-f", str(work / "pom.xml"), "-Dapicurio.version=%s" % version,
+                       "-DskipTests", "package"],
+                      cwd=work, mvn=mvn, what="build Apicurio Registry %s" % version,
+                      doing="building Apicurio Registry %s" % version,
+                      otherwise="set SCHEMA_REGISTRY_URL to use a running registry",
+                      produced=lambda: (target / _RUNNER).is_file(),
+                      error=SchemaRegistryServerError)
             staged = work / "app"
             staged.mkdir()
             os.rename(target / _RUNNER, staged / _RUNNER)
             os.rename(target / "lib", staged / "lib")
-            app = base / "app"
-            stamp = base / _STAMP
-            with contextlib.suppress(FileNotFoundError):
-                stamp.unlink()
             if app.exists():
                 shutil.rmtree(app)
             os.rename(staged, app)
-            stamp_tmp = base / (_STAMP + ".tmp")
-            stamp_tmp.write_text(_stamp_text(version))
-            os.replace(stamp_tmp, stamp)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         if verbose:
-            print(
-                "built Apicurio Registry %s into %s in %.1fs"
-                % (version, app, time.monotonic() - t0)
-            )
-        return app / _RUNNER
+            print("built Apicurio Registry %s into %s in %.1fs"
+                  % (version, app, time.monotonic() - t0))
+
+    return cached(base, _stamp_text(version), app / _RUNNER, build)
 
 
 def _http_get(url: str, timeout: float) -> Any:
@@ -210,7 +164,7 @@ class ExternalSchemaRegistry:
         return "ExternalSchemaRegistry(%r)" % self.url
 
 
-class SchemaRegistryServer(ExternalSchemaRegistry):
+class SchemaRegistryServer(ExternalSchemaRegistry, _process.OneProcess, _process.Launcher):
     """Apicurio Registry on ``127.0.0.1:<free port>`` with in-memory storage (H2).
 
     Parameters:
@@ -249,11 +203,8 @@ class SchemaRegistryServer(ExternalSchemaRegistry):
                                               SchemaRegistryServerError)
         # At interpreter exit (or garbage collection): kill a leftover server, remove the
         # workdir this object made.
-        self._res = _process.Resources()
-        self._res.servers.append(self.process)
-        if self._owns_workdir:
-            self._res.remove.append(self.workdir)
-        self._finalizer = weakref.finalize(self, _process.release, self._res)
+        self._res = _process.track(self, servers=[self.process],
+                                   remove=[self.workdir] if self._owns_workdir else [])
         self.app = Path(app) if app is not None else None
         self.heap = heap
         self.properties = dict(properties or {})
@@ -261,18 +212,6 @@ class SchemaRegistryServer(ExternalSchemaRegistry):
         self.verbose = verbose
         self.port: Optional[int] = None
         self.timings: Dict[str, float] = {}
-
-    @property
-    def log_path(self) -> Path:
-        return self.process.log_path
-
-    @property
-    def pid(self) -> Optional[int]:
-        return self.process.pid
-
-    @property
-    def is_running(self) -> bool:
-        return self.process.is_running
 
     def _answers(self) -> bool:
         _http_get(self.url + "/subjects", timeout=2)   # raises while not listening yet
@@ -330,20 +269,6 @@ class SchemaRegistryServer(ExternalSchemaRegistry):
     def kill(self) -> None:
         self.process.kill()
 
-    def cleanup(self) -> None:
-        """Stop, and remove the workdir if this object made it."""
-        self.stop()
-        for path in self._res.remove:
-            shutil.rmtree(path, ignore_errors=True)
-
-    def __enter__(self) -> "SchemaRegistryServer":
-        if not self.is_running:
-            self.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.cleanup()
-
     def __repr__(self) -> str:
         state = "running pid %s" % self.pid if self.is_running else "stopped"
         return "SchemaRegistryServer(%s, %s, %s)" % (self.version, self.url or "no url", state)
@@ -352,14 +277,10 @@ class SchemaRegistryServer(ExternalSchemaRegistry):
 @pytest.fixture(scope="session")
 def schema_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A running Schema Registry for the whole test session (see the module's doc)."""
-    url = os.environ.get("SCHEMA_REGISTRY_URL", "").strip()
-    if url:
-        registry = ExternalSchemaRegistry(url, json_object_env("SCHEMA_REGISTRY_CLIENT_CONFIG"))
-        try:
-            registry.wait_ready(timeout=30)
-        except Exception as e:
-            pytest.fail("SCHEMA_REGISTRY_URL=%s: %s" % (url, e), pytrace=False)
-        yield registry
+    external = external_server(ExternalSchemaRegistry, "SCHEMA_REGISTRY_URL",
+                               "SCHEMA_REGISTRY_CLIENT_CONFIG")
+    if external is not None:
+        yield external
         return
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
         pytest.fail(
@@ -369,12 +290,5 @@ def schema_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         )
     version = os.environ.get("APICURIO_VERSION", DEFAULT_APICURIO_VERSION)
     server = SchemaRegistryServer(version, workdir=tmp_path_factory.mktemp("schema-registry"))
-    try:
-        server.start(timeout=180)
-    except Exception as e:
-        server.kill()
-        pytest.fail("local Apicurio Registry %s did not start: %s" % (version, e), pytrace=False)
-    try:
+    with running(server, "local Apicurio Registry %s" % version, timeout=180):
         yield server
-    finally:
-        server.stop()

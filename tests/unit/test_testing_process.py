@@ -1,8 +1,10 @@
 """The harness's one process helper (confluent_binding.testing._process.ServerProcess), which
 every server launcher uses (Kafka nodes, the suite's Schema Registry and KDC): start with a log
-file, readiness, start-up failures reported with the log, SIGTERM then SIGKILL, pause/resume.
+file, readiness, start-up failures reported with the log, SIGTERM then SIGKILL, pause/resume;
+and the life cycle the launchers share (Launcher: ``with``, cleanup, the finalizer).
 Real child processes (the running Python), no broker."""
 
+import gc
 import os
 import signal
 import sys
@@ -12,7 +14,15 @@ from pathlib import Path
 import pytest
 
 from confluent_binding.testing import KafkaCluster, ensure_kafka_jars
-from confluent_binding.testing._process import Resources, ServerProcess, free_ports, release
+from confluent_binding.testing._process import (
+    Launcher,
+    OneProcess,
+    Resources,
+    ServerProcess,
+    free_ports,
+    release,
+    track,
+)
 
 
 class LauncherError(RuntimeError):
@@ -137,6 +147,55 @@ def test_release_kills_the_servers_and_removes_the_directories(tmp_path):
     assert not proc.is_running and not made.exists()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+class _TestLauncher(OneProcess, Launcher):
+    """The smallest launcher: one server process, a workdir made unless given."""
+
+    def __init__(self, workdir=None, made_in=None):
+        self.workdir = workdir if workdir is not None else made_in / "made-workdir"
+        self.workdir.mkdir(exist_ok=True)
+        self.process = ServerProcess("test server", self.workdir / "server.log", LauncherError)
+        self._res = track(self, servers=[self.process],
+                          remove=[] if workdir is not None else [self.workdir])
+        self.starts = 0
+
+    def start(self, timeout=30):
+        ready = self.workdir / "ready"
+        ready.unlink(missing_ok=True)
+        self.process.start(_python(_SERVE.format(setup="", ready=str(ready))), cwd=self.workdir)
+        self.process.wait_ready(ready.exists, timeout)
+        self.starts += 1
+        return self
+
+    def stop(self, timeout=10):
+        return self.process.stop(timeout)
+
+
+def test_a_launcher_starts_in_with_and_cleans_up_what_it_made(tmp_path):
+    with _TestLauncher(made_in=tmp_path) as server:
+        assert server.is_running and server.starts == 1
+        pid, workdir = server.pid, server.workdir
+        assert "server-says-hello" in server.log_path.read_text()
+    assert not server.is_running and not workdir.exists()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_with_on_a_running_launcher_does_not_start_it_again_and_keeps_a_given_workdir(tmp_path):
+    server = _TestLauncher(workdir=tmp_path / "given").start()
+    with server as same:
+        assert same is server and server.starts == 1
+    assert not server.is_running
+    assert (tmp_path / "given" / "server.log").exists()
+
+
+def test_a_forgotten_launcher_is_released_by_its_finalizer(tmp_path):
+    server = _TestLauncher(made_in=tmp_path).start()
+    proc, workdir = server.process, server.workdir
+    del server
+    gc.collect()
+    assert not proc.is_running and not workdir.exists()
 
 
 def test_free_ports_are_distinct_and_bindable():

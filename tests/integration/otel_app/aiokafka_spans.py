@@ -18,9 +18,7 @@ import sys
 
 import aiokafka
 from opentelemetry.instrumentation.aiokafka import AIOKafkaInstrumentor
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from otel_common import in_memory_tracing, span_dict
 
 # (key, value, headers)
 RECORDS = [
@@ -33,20 +31,6 @@ GOT_ONE = 2
 DEADLINE_S = 60
 
 
-def span_dict(span):
-    def ids(context):
-        return [format(context.trace_id, "032x"), format(context.span_id, "016x")]
-
-    return {
-        "name": span.name,
-        "kind": span.kind.name,
-        "context": ids(span.context),
-        "parent": ids(span.parent) if span.parent else None,
-        "attributes": dict(span.attributes),
-        "links": [ids(link.context) for link in span.links],
-    }
-
-
 def record_dict(record):
     return {"key": record.key and record.key.decode(), "value": record.value.decode(),
             "partition": record.partition, "offset": record.offset,
@@ -54,9 +38,7 @@ def record_dict(record):
 
 
 async def main(bootstrap, topic, group):
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider, exporter = in_memory_tracing()
     AIOKafkaInstrumentor().instrument(tracer_provider=provider)
 
     producer = aiokafka.AIOKafkaProducer(bootstrap_servers=bootstrap, client_id="otel-producer")

@@ -23,9 +23,7 @@ import time
 
 import confluent_kafka
 from opentelemetry.instrumentation.confluent_kafka import ConfluentKafkaInstrumentor
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from otel_common import in_memory_tracing, span_dict
 
 # (key, value, headers)
 RECORDS = [
@@ -38,20 +36,6 @@ POLLED = 2
 DEADLINE_S = 60
 
 
-def span_dict(span):
-    def ids(context):
-        return [format(context.trace_id, "032x"), format(context.span_id, "016x")]
-
-    return {
-        "name": span.name,
-        "kind": span.kind.name,
-        "context": ids(span.context),
-        "parent": ids(span.parent) if span.parent else None,
-        "attributes": dict(span.attributes),
-        "links": [ids(link.context) for link in span.links],
-    }
-
-
 def record_dict(msg):
     return {"key": msg.key() and msg.key().decode(), "value": msg.value().decode(),
             "partition": msg.partition(), "offset": msg.offset(),
@@ -59,9 +43,7 @@ def record_dict(msg):
 
 
 def main(mode, bootstrap, topic, group):
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    provider, exporter = in_memory_tracing()
     producer_conf = {"bootstrap.servers": bootstrap}
     consumer_conf = {"bootstrap.servers": bootstrap, "group.id": group,
                      "auto.offset.reset": "earliest"}
