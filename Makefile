@@ -209,6 +209,16 @@ MATRIX_PYTHONS ?=
 matrix: system jars $(RDKAFKA_STAMP)
 	bash tests/support/matrix.sh $(MATRIX_PYTHONS)
 
+# Every artifact this machine can build, without Docker (zig for glibc 2.28; tests/support/release.sh):
+# manylinux_2_28 x86_64 wheels for each local CPython, a manylinux_2_28 aarch64 wheel for the
+# CPython of an arm64 Debian root run under qemu-user, the sdist; each wheel installed alone into a
+# fresh venv of its interpreter and round-tripped through a broker; dist/release/ (with SHA256SUMS)
+# and a table (build/release/summary.md). Not part of make test. RELEASE_ARGS="--no-aarch64 3.12"
+RELEASE_ARGS ?=
+.PHONY: release
+release: system deps jars
+	bash tests/support/release.sh $(RELEASE_ARGS)
+
 # Side-by-side benchmarks (bench/README.md). Set-up: the C ceiling (rdkafka_performance, built
 # from the pinned librdkafka), the extension, the broker jars. Options: make bench ARGS="--rounds 7".
 ARGS ?=
@@ -247,7 +257,7 @@ check-workflows: deps
 	command -v shellcheck >/dev/null || { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null; }
 	GOBIN=$(CURDIR)/build/tools go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 	build/tools/actionlint .github/workflows/*.yml
-	shellcheck -x librdkafka-build/*.sh .ci/run
+	shellcheck -x librdkafka-build/*.sh .ci/run tests/support/release.sh
 	for p in "linux x86_64,aarch64" "macos arm64,x86_64" "windows AMD64"; do set -- $$p; \
 	  $(PY) -m cibuildwheel --print-build-identifiers --platform $$1 --archs $$2 | tr '\n' ' '; echo; done
 

@@ -14,7 +14,7 @@ OUT=$(mkdir -p "${1:?usage: build-asan.sh OUT}" && cd "$1" && pwd)
 CHECKOUT=$(cd "$HERE/.." && pwd)
 PY=${PY:-$CHECKOUT/.venv/bin/python}
 SAN="-O1 -g -fno-omit-frame-pointer -fsanitize=address"
-[[ -f $PREFIX/.pinned-build ]] && cmp -s "$PREFIX/.pinned-build" "$HERE/VERSION" ||
+{ [[ -f $PREFIX/.pinned-build ]] && cmp -s "$PREFIX/.pinned-build" "$HERE/VERSION"; } ||
     die "no pinned librdkafka build in librdkafka-build/static (make librdkafka)"
 
 # ---- librdkafka, instrumented (once per pin) ----------------------------------------------------

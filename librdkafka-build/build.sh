@@ -8,6 +8,8 @@
 #   ./build.sh --force    rebuild from scratch
 #   ./build.sh --fetch    only download and verify the source tarballs into downloads/
 #   CB_GSSAPI=1 ./build.sh [--force]   the Kerberos variant into ./static-gssapi (see SASL below)
+#   CB_TARGET=x86_64-linux-gnu.2.28 ./build.sh   with zig for that target (arch, oldest glibc) into
+#                         ./static-<target>: the libraries of manylinux_2_28 wheels, without Docker
 #
 # Sources (all checked against VERSION): librdkafka from the npm package NPM_PACKAGE; the
 # dependencies are the upstream tarballs kept by Debian's archive, fetched with apt's downloader.
@@ -54,8 +56,14 @@ int main(void) {
 EOF
     # shellcheck disable=SC2046
     ${CC:-cc} -o "$PROBE_DIR/probe" "$PROBE_DIR/probe.c" \
-        $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags --libs --static rdkafka-static) &&
-        "$PROBE_DIR/probe"
+        $(PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig pkg-config --cflags --libs --static rdkafka-static) ||
+        return 1
+    if [[ $CROSS == 1 ]]; then  # linked for another architecture: the features are checked where it runs
+        local IFS=,
+        echo "$LIBRDKAFKA_VERSION $LIBRDKAFKA_VERSION_INT ${REQUIRED_FEATURES[*]}"
+        return 0
+    fi
+    "$PROBE_DIR/probe"
 }
 
 # Succeeds if the probe reports the pinned version and every required feature, and (where ldd
@@ -68,9 +76,10 @@ check_features() {
     for f in "${REQUIRED_FEATURES[@]}"; do
         [[ ",$features," == *",$f,"* ]] || missing+=("$f")
     done
+    [[ $CROSS == 1 ]] && echo "(cross build for $CB_TARGET: the probe links; it was not run here)"
     echo "librdkafka $version ($hex) builtin.features: $features"
     [[ ${#missing[@]} -eq 0 ]] || { echo "MISSING builtin.features: ${missing[*]}" >&2; return 1; }
-    if command -v ldd >/dev/null && ldd "$PROBE_DIR/probe" | grep -E "$BUNDLED_SONAMES"; then
+    if [[ $CROSS == 0 ]] && command -v ldd >/dev/null && ldd "$PROBE_DIR/probe" | grep -E "$BUNDLED_SONAMES"; then
         echo "the probe links the libraries above dynamically; they should be static" >&2
         return 1
     fi
@@ -93,6 +102,7 @@ if command -v flock >/dev/null; then
     exec 9>"$WORK/.lock"
     flock 9
 fi
+use_zig "$WORK/zig-bin"
 
 # ---- fast path: already built --------------------------------------------------------------
 if [[ ${1:-} != --force && -f $STAMP ]] && cmp -s "$STAMP" "$HERE/VERSION" &&
@@ -107,7 +117,8 @@ BUILD_DEPS=(build-essential pkg-config perl python3 xz-utils patch)
 if [[ ! -f $DOWNLOADS/$NPM_TARBALL ]] && ! command -v npm >/dev/null; then BUILD_DEPS+=(npm); fi
 missing=()
 command -v dpkg-query >/dev/null || BUILD_DEPS=()
-for p in "${BUILD_DEPS[@]}"; do
+# (${a[@]+"${a[@]}"}: an empty array under set -u, which bash 3.2 (macOS) calls unbound)
+for p in ${BUILD_DEPS[@]+"${BUILD_DEPS[@]}"}; do
     [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null) == installed ]] || missing+=("$p")
 done
 if [[ ${#missing[@]} -gt 0 ]]; then
@@ -146,8 +157,20 @@ check_license() {  # check_license NAME DIR DEST
 }
 phase_done fetch
 
-rm -rf "$PREFIX"
+# A dependency already in $PREFIX, built for this pin, target and every dependency before it
+# (its stamp .dep-NAME), is kept: an interrupted build resumes at the first one missing; --force
+# builds them all again. librdkafka itself is always rebuilt here.
+[[ ${1:-} == --force ]] && rm -rf "$PREFIX"
+rm -rf "$PREFIX/include/librdkafka" "$PREFIX"/lib/librdkafka* "$PREFIX"/lib/pkgconfig/rdkafka* "$STAMP"
 mkdir -p "$PREFIX/lib/pkgconfig" "$PREFIX/include"
+DEP_CHAIN="target=${CB_TARGET:-native}"
+dep_current() {  # dep_current NAME: the stamp of NAME matches (extends DEP_CHAIN either way)
+    local version=${1}_VERSION sha=${1}_SHA256
+    DEP_CHAIN="$DEP_CHAIN $1=${!version}:${!sha}"
+    [[ -f $PREFIX/.dep-$1 && $(cat "$PREFIX/.dep-$1") == "$DEP_CHAIN" ]] &&
+        echo "$1: kept from an earlier build" | tr '[:upper:]' '[:lower:]'
+}
+dep_done() { echo "$DEP_CHAIN" >"$PREFIX/.dep-$1"; }
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 export CFLAGS="${CFLAGS:-} -O2 -fPIC"
 export CPPFLAGS="-I$PREFIX/include"
@@ -161,35 +184,50 @@ run_logged() {  # run_logged NAME cmd...: output to build/NAME.log, its tail on 
 
 build_dependencies() {
 # ---- zlib ---------------------------------------------------------------------------------
+if ! dep_current ZLIB; then
 unpack ZLIB zlib
 check_license ZLIB zlib zlib-LICENSE
 (cd "$WORK/zlib" && : >"$(log zlib)" &&
  run_logged zlib ./configure --static --prefix="$PREFIX" &&
  run_logged zlib make -j"$JOBS" libz.a && run_logged zlib make install)
 phase_done zlib
+dep_done ZLIB
+fi
 
 # ---- zstd ---------------------------------------------------------------------------------
+if ! dep_current ZSTD; then
 unpack ZSTD zstd
 check_license ZSTD zstd zstd-LICENSE
 (cd "$WORK/zstd/lib" && : >"$(log zstd)" &&
  run_logged zstd make -j"$JOBS" libzstd.a &&
  run_logged zstd make install-static install-includes install-pc PREFIX="$PREFIX" LIBDIR="$PREFIX/lib")
 phase_done zstd
+dep_done ZSTD
+fi
 
 # ---- OpenSSL (libraries only; the system's CA locations, which librdkafka probes) ------------
+if ! dep_current OPENSSL; then
 unpack OPENSSL openssl
 check_license OPENSSL openssl openssl-LICENSE.txt
+# config guesses this machine's target; with zig the target is named (linux-x86_64, linux-aarch64).
+OPENSSL_CONFIG=(./config)
+[[ -n $CB_TARGET ]] && OPENSSL_CONFIG=(./Configure "linux-$TARGET_ARCH")
 (cd "$WORK/openssl" && : >"$(log openssl)" &&
- run_logged openssl ./config --prefix="$PREFIX" --libdir=lib --openssldir=/usr/lib/ssl \
+ run_logged openssl "${OPENSSL_CONFIG[@]}" --prefix="$PREFIX" --libdir=lib --openssldir=/usr/lib/ssl \
      no-shared no-module no-tests no-docs no-apps no-zlib &&
  run_logged openssl make -j"$JOBS" build_libs && run_logged openssl make install_dev)
 phase_done openssl
+dep_done OPENSSL
+fi
 
 # ---- curl (HTTPS for OAUTHBEARER OIDC; everything else off) ---------------------------------
+CURL_HOST=()
+[[ $CROSS == 1 ]] && CURL_HOST=(--host="$TARGET_ARCH-linux-gnu")
+if ! dep_current CURL; then
 unpack CURL curl
 check_license CURL curl curl-COPYING
 (cd "$WORK/curl" && : >"$(log curl)" &&
- run_logged curl env LIBS="$LIBS_SYS" ./configure --prefix="$PREFIX" --enable-static --disable-shared \
+ run_logged curl env LIBS="$LIBS_SYS" ./configure ${CURL_HOST[@]+"${CURL_HOST[@]}"} --prefix="$PREFIX" --enable-static --disable-shared \
      --with-openssl="$PREFIX" --with-zlib="$PREFIX" --disable-ntlm --disable-dict --disable-ftp \
      --disable-file --disable-gopher --disable-imap --disable-mqtt --disable-pop3 --disable-rtsp \
      --disable-smb --disable-smtp --disable-telnet --disable-tftp --disable-ldap --disable-ldaps \
@@ -199,6 +237,8 @@ check_license CURL curl curl-COPYING
  run_logged curl make -j"$JOBS" -C lib && run_logged curl make -C lib install &&
  run_logged curl make -C include install && run_logged curl make install-pkgconfigDATA)
 phase_done curl
+dep_done CURL
+fi
 }
 
 # The dependencies' headers, archives and pkg-config files of the default build (not its
@@ -226,7 +266,7 @@ fi
 
 # ---- librdkafka (the C library only; src-cpp is not needed) ----------------------------------
 unpack_librdkafka "$TREE"
-grep -q "^#define RD_KAFKA_VERSION  *$LIBRDKAFKA_VERSION_INT\b" "$TREE/src/rdkafka.h" ||
+grep -Eq "^#define RD_KAFKA_VERSION +$LIBRDKAFKA_VERSION_INT([^0-9a-fA-Fx]|$)" "$TREE/src/rdkafka.h" ||
     die "src/rdkafka.h: $(grep '^#define RD_KAFKA_VERSION ' "$TREE/src/rdkafka.h" || echo 'no RD_KAFKA_VERSION'), expected $LIBRDKAFKA_VERSION_INT"
 cmp -s "$TREE/LICENSES.txt" "$HERE/../licenses/librdkafka-LICENSES.txt" ||
     die "licenses/librdkafka-LICENSES.txt differs from the pinned librdkafka's LICENSES.txt"
@@ -250,4 +290,4 @@ phase_done librdkafka
 check_features || die "the built librdkafka in $NAME/ is not the pinned, self-contained one (see above); not marking it as built"
 cp "$HERE/VERSION" "$STAMP"
 phase_done check
-awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "== total      %6.1f s\n", b - a }'
+awk -v a="$T_START" -v b="$(now)" 'BEGIN { printf "== total      %6.1f s\n", b - a }'

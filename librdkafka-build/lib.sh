@@ -15,19 +15,35 @@ case ${CB_GSSAPI:-0} in
     1) GSSAPI=1; VARIANT=-gssapi ;;
     *) die "CB_GSSAPI=${CB_GSSAPI}: set it to 1 (build with GSSAPI) or 0 (the default)" ;;
 esac
+# CB_TARGET=<arch>-linux-gnu.<glibc> (e.g. x86_64-linux-gnu.2.28, aarch64-linux-gnu.2.28) builds
+# with zig as the C compiler for that architecture and oldest glibc (manylinux_2_28 wheels without
+# a manylinux image), into its own static-<target>/ and build-<target>/. ZIG names the zig binary;
+# by default the one of the ziglang package of $PYTHON.
+CB_TARGET=${CB_TARGET:-}
+TARGET_ARCH=""
+if [[ -n $CB_TARGET ]]; then
+    [[ $GSSAPI == 0 ]] || die "CB_TARGET and CB_GSSAPI=1 do not combine"
+    [[ $CB_TARGET =~ ^(x86_64|aarch64)-linux-(gnu|musl)(\.[0-9]+\.[0-9]+)?$ ]] ||
+        die "CB_TARGET=$CB_TARGET: expected x86_64|aarch64-linux-gnu.<glibc> or -linux-musl"
+    TARGET_ARCH=${CB_TARGET%%-*}
+    VARIANT=-$CB_TARGET
+fi
 PREFIX=$(real_dir "$HERE/static$VARIANT")  # headers, librdkafka.a and the static libraries it needs
 WORK=$(real_dir "$HERE/build$VARIANT")     # unpacked, configured source trees
 DEFAULT_PREFIX=$(real_dir "$HERE/static")  # the default build (the GSSAPI one reuses its libraries)
-DOWNLOADS=$(real_dir "$HERE/downloads")  # verified source tarballs
+# verified source tarballs (CB_DOWNLOADS: elsewhere, e.g. for a build inside pip from the sdist)
+DOWNLOADS=$(real_dir "${CB_DOWNLOADS:-$HERE/downloads}")
 TREE=$WORK/librdkafka          # the configured librdkafka tree (its internal headers)
 JOBS=${JOBS:-$( (nproc || sysctl -n hw.ncpu) 2>/dev/null || echo 2)}
 OS=$(uname -s)
 
-T_START=$EPOCHREALTIME
+# EPOCHREALTIME is bash 5's; macOS's bash 3.2 has whole seconds from date only.
+now() { echo "${EPOCHREALTIME:-$(date +%s)}"; }
+T_START=$(now)
 T_PHASE=$T_START
 phase_done() {  # print the time since the previous phase
-    awk -v a="$T_PHASE" -v b="$EPOCHREALTIME" -v n="$1" 'BEGIN { printf "== %-10s %6.1f s\n", n, b - a }'
-    T_PHASE=$EPOCHREALTIME
+    awk -v a="$T_PHASE" -v b="$(now)" -v n="$1" 'BEGIN { printf "== %-10s %6.1f s\n", n, b - a }'
+    T_PHASE=$(now)
 }
 
 PYTHON=${PYTHON:-$(command -v python3 || command -v python)}
@@ -120,4 +136,47 @@ unpack_librdkafka() {
     for p in "$HERE"/patches/*.patch; do
         patch -p1 -d "$dir" --batch --forward --quiet <"$p" || die "${p##*/} does not apply"
     done
+}
+
+# use_zig DIR: with CB_TARGET set, export CC, AR and RANLIB as wrappers (written to DIR) of zig for
+# that target, and CROSS=1 when the target's architecture is not this machine's (its programs do
+# not run here). Without CB_TARGET nothing changes (CROSS=0).
+# The zig it was proven with (PyPI's ziglang; not in VERSION, whose every change rebuilds static/).
+ZIGLANG_VERSION=0.17.0
+CROSS=0
+use_zig() {
+    [[ -n $CB_TARGET ]] || return 0
+    local dir=$1 zig=${ZIG:-} tool
+    if [[ -z $zig ]]; then
+        zig=$("$PYTHON" -c 'import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))' 2>/dev/null) ||
+            die "CB_TARGET needs zig: pip install ziglang==$ZIGLANG_VERSION into $PYTHON, or set ZIG"
+    fi
+    [[ -x $zig ]] || die "zig not found at $zig"
+    mkdir -p "$dir"
+    # -fno-sanitize=undefined: zig cc would otherwise trap on UB checks in unoptimised code.
+    # zig's linker has no --exclude-libs (setup.py's way to keep the static archives' symbols,
+    # OpenSSL's above all, private to the extension): a version script exporting only Python's
+    # module init functions does the same. Its linker also refuses a version script naming a symbol
+    # that is not defined (librdkafka's lists test-only ones) unless told, as GNU ld is not.
+    printf '{ global: PyInit_*; local: *; };\n' >"$dir/python-extension.map"
+    cat >"$dir/cc.new" <<EOF_CC
+#!/bin/sh
+for a; do
+    shift
+    case \$a in
+        -Wl,--exclude-libs,ALL) set -- "\$@" "-Wl,--version-script,$dir/python-extension.map" ;;
+        -shared) set -- "\$@" -shared -Wl,--undefined-version ;;
+        *) set -- "\$@" "\$a" ;;
+    esac
+done
+exec "$zig" cc -target $CB_TARGET -fno-sanitize=undefined "\$@"
+EOF_CC
+    chmod +x "$dir/cc.new" && mv -f "$dir/cc.new" "$dir/cc"
+    for tool in ar ranlib; do
+        printf '#!/bin/sh\nexec "%s" %s "$@"\n' "$zig" "$tool" >"$dir/$tool"
+    done
+    chmod +x "$dir"/ar "$dir"/ranlib
+    export CC=$dir/cc AR=$dir/ar RANLIB=$dir/ranlib
+    [[ $TARGET_ARCH == "$(uname -m)" ]] || CROSS=1
+    echo "compiler: zig $("$zig" version) for $CB_TARGET$([[ $CROSS == 1 ]] && echo ' (cross)')"
 }

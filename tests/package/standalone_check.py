@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import sysconfig
@@ -74,13 +75,16 @@ def check_origin(kafka, forbid):
     return pkg_dir
 
 
-def linked_libraries(path):
+def linked_libraries(path, ldd="ldd"):
     """(soname, resolved path or None) of each library the dynamic linker loads for path."""
-    out = subprocess.run(["ldd", path], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(shlex.split(ldd) + [path], capture_output=True, text=True,
+                         check=True).stdout
     libs = []
     for line in out.splitlines():
         line = line.strip()
         m = re.match(r"(\S+) => (not found|\S+)", line)
+        if line.startswith("("):  # a vDSO without a name (qemu-user's), nothing loaded from disk
+            continue
         if m:
             libs.append((m.group(1), None if m.group(2) == "not found" else m.group(2)))
         elif line:
@@ -88,12 +92,12 @@ def linked_libraries(path):
     return libs
 
 
-def check_linking(core_path, pkg_dir):
+def check_linking(core_path, pkg_dir, ldd="ldd"):
     if not sys.platform.startswith("linux"):
         print("skip ldd check (not Linux)")
         return
     own = os.path.realpath(os.path.dirname(pkg_dir))  # site-packages: package + *.libs
-    libs = linked_libraries(core_path)
+    libs = linked_libraries(core_path, ldd)
     print("     ldd %s:" % os.path.basename(core_path))
     for soname, resolved in libs:
         print("       %s => %s" % (soname, resolved))
@@ -179,6 +183,8 @@ def main():
     ap.add_argument("--mock", action="store_true")
     ap.add_argument("--clusters")
     ap.add_argument("--forbid", action="append", default=[])
+    # e.g. another architecture's loader under an emulator: "qemu-aarch64-static -L R ld.so --list"
+    ap.add_argument("--ldd", default="ldd", help="the command that lists a library's dependencies")
     args = ap.parse_args()
     if args.pin_file:
         with open(args.pin_file) as f:
@@ -188,7 +194,7 @@ def main():
     import confluent_binding as kafka
 
     pkg_dir = check_origin(kafka, args.forbid)
-    check_linking(kafka._core.__file__, pkg_dir)
+    check_linking(kafka._core.__file__, pkg_dir, args.ldd)
     check_build(kafka, args.expect_libversion)
     if args.mock:
         mock_round_trip(kafka)
