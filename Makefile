@@ -249,6 +249,19 @@ bench-columnar: bench-setup
 bench-spark: bench-setup
 	$(PY) bench/spark_kafka.py $(ARGS)
 
+# The Spark source and sink on a standalone cluster (a master and two workers from PySpark's own
+# distribution) against three brokers, with executors and leaders killed mid-query: all of
+# tests/integration/spark/test_spark_cluster.py (make test runs its one unmarked test), and the
+# option tests side by side with Spark's own connector (fetched by spark-connector-jars).
+.PHONY: test-spark-cluster spark-connector-jars
+test-spark-cluster: system $(STAMP_EXT) jars spark-connector-jars
+	$(PY) -m pytest tests/integration/spark/test_spark_cluster.py tests/integration/spark/test_spark_options.py --slow -p no:randomly --durations=0 $(PYTEST_ARGS)
+
+# Spark's own Kafka connector jars (as make bench-spark fetches them): the Spark tests then also
+# run the option tests against it, side by side.
+spark-connector-jars: system
+	$(PY) -c "import sys; sys.path.insert(0, 'bench'); import pyspark, spark_kafka; print(spark_kafka.connector_jars(pyspark.__version__))"
+
 # Checks of the release workflows that can run here: actionlint (built from the Go module proxy;
 # needs Go >= 1.24 on PATH) with shellcheck, and the wheel identifiers cibuildwheel would build.
 ACTIONLINT_VERSION := v1.7.12

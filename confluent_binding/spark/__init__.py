@@ -15,18 +15,25 @@ Read (batch and streaming): ``subscribe`` / ``subscribePattern`` / ``assign``,
 ``startingOffsets`` / ``endingOffsets`` (``earliest``, ``latest``, per-partition JSON),
 ``startingTimestamp`` / ``endingTimestamp`` / ``startingOffsetsByTimestamp`` /
 ``endingOffsetsByTimestamp`` / ``startingOffsetsByTimestampStrategy``, ``minPartitions``,
-``includeHeaders``, ``failOnDataLoss``, ``kafkaConsumer.pollTimeoutMs``, ``groupIdPrefix``,
-``maxOffsetsPerTrigger`` (streaming), ``arrowBatchRecords`` (records per Arrow batch a
+``maxRecordsPerPartition``, ``includeHeaders``, ``failOnDataLoss``,
+``kafkaConsumer.pollTimeoutMs``, ``fetchOffset.numRetries`` / ``fetchOffset.retryIntervalMs``,
+``groupIdPrefix``, ``maxOffsetsPerTrigger`` / ``minOffsetsPerTrigger`` / ``maxTriggerDelay``
+(streaming; ``Trigger.AvailableNow`` too), ``arrowBatchRecords`` (records per Arrow batch a
 task hands Spark, default 10000; not an option of Spark's connector), and every ``kafka.*``
-option, passed to librdkafka without the prefix. Offsets are planned on the driver; each
-task reads exactly its range with a consumer of its own (assigned, never committing) and hands
-Spark Arrow record batches.
+option, passed to librdkafka without the prefix (the Java client's SASL/JAAS and PEM
+truststore/keystore spellings translated, JKS stores refused: see ``_options.translate_java``).
+Any other option is refused with its name. Reads are ``read_uncommitted`` unless
+``kafka.isolation.level`` says otherwise, as with Spark's connector. Offsets are planned on the
+driver; each task reads exactly its range with a consumer of its own (assigned, never
+committing) and hands Spark Arrow record batches.
 
 Write (batch and streaming): columns ``value`` (required, string or binary), ``key``, ``topic``
-(or option ``topic``, which wins), ``partition``, ``headers``; one producer per task, flushed
-before the task succeeds; a failed delivery fails the task with the Kafka error
-(at-least-once, like the built-in connector). Batch writes use ``.mode("append")`` (Spark
-requires a save mode for Python data sources; Kafka topics are only ever appended to).
+(or option ``topic``, which wins), ``partition``, ``headers``; one idempotent producer per task
+(unless ``kafka.enable.idempotence`` or settings that exclude it say otherwise), flushed before
+the task succeeds; a failed delivery fails the task with the Kafka error (at-least-once, like
+the built-in connector: a task Spark runs again writes its rows again). Batch writes use
+``.mode("append")`` (Spark requires a save mode for Python data sources; Kafka topics are only
+ever appended to).
 
 The Spark Python workers must run the interpreter that has this package installed
 (``PYSPARK_PYTHON`` / ``spark.pyspark.python``).
@@ -45,7 +52,12 @@ from pyspark.sql.datasource import (
     InputPartition,
     WriterCommitMessage,
 )
-from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows
+from pyspark.sql.streaming.datasource import (
+    ReadAllAvailable,
+    ReadMaxRows,
+    ReadMinRows,
+    SupportsTriggerAvailableNow,
+)
 from pyspark.sql.types import (
     ArrayType,
     BinaryType,
@@ -148,7 +160,7 @@ class _BatchReader(DataSourceReader):
         return _read(self.opts, partition)
 
 
-class _StreamReader(DataSourceStreamReader):
+class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(self, opts: SourceOptions):
         self.opts = opts
         self.planner = StreamPlanner(opts)
@@ -157,13 +169,30 @@ class _StreamReader(DataSourceStreamReader):
         return to_json(self.planner.initial())
 
     def getDefaultReadLimit(self) -> Any:
+        # Python's read limits are single ones (no composite of minimum and maximum): with both
+        # options the engine gets the maximum back, and latestOffset applies the minimum too.
         if self.opts.max_offsets_per_trigger:
             return ReadMaxRows(self.opts.max_offsets_per_trigger)
+        if self.opts.min_offsets_per_trigger:
+            return ReadMinRows(self.opts.min_offsets_per_trigger)
         return ReadAllAvailable()
 
     def latestOffset(self, start: dict, limit: Any) -> dict:
+        # ReadAllAvailable (Trigger.Once, or no limit option) ignores the limit options.
         max_rows: Optional[int] = limit.max_rows if isinstance(limit, ReadMaxRows) else None
-        return to_json(self.planner.latest(from_json(start), max_rows))
+        min_rows: Optional[int] = None
+        if isinstance(limit, ReadMinRows):
+            min_rows = limit.min_rows
+        elif isinstance(limit, ReadMaxRows):
+            min_rows = self.opts.min_offsets_per_trigger
+        return to_json(self.planner.latest(from_json(start), max_rows, min_rows))
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        self.planner.prepare_available_now()
+
+    def reportLatestOffset(self) -> Optional[dict]:
+        seen = self.planner.seen
+        return to_json(seen) if seen is not None else None
 
     def partitions(self, start: dict, end: dict) -> List[InputPartition]:
         return [

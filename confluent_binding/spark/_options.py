@@ -29,6 +29,58 @@ _UNSUPPORTED_KAFKA = {
 
 _SUBSCRIPTIONS = ("assign", "subscribe", "subscribePattern")
 
+# The source's options other than kafka.*: those of Spark's Kafka connector (4.2's integration
+# guide) and one of ours (arrowBatchRecords). Anything else is refused with its name: Spark's
+# connector ignores a misspelt option silently, which hides the mistake.
+SOURCE_OPTIONS = (
+    "assign",
+    "subscribe",
+    "subscribePattern",
+    "startingOffsets",
+    "endingOffsets",
+    "startingTimestamp",
+    "endingTimestamp",
+    "startingOffsetsByTimestamp",
+    "endingOffsetsByTimestamp",
+    "startingOffsetsByTimestampStrategy",
+    "failOnDataLoss",
+    "kafkaConsumer.pollTimeoutMs",
+    "fetchOffset.numRetries",
+    "fetchOffset.retryIntervalMs",
+    "maxOffsetsPerTrigger",
+    "minOffsetsPerTrigger",
+    "maxTriggerDelay",
+    "minPartitions",
+    "maxRecordsPerPartition",
+    "groupIdPrefix",
+    "includeHeaders",
+    "arrowBatchRecords",
+)
+# The sink's: the topic option (the 'topic' column's default) and includeHeaders, which Spark's
+# sink accepts too (the 'headers' column is written whenever it is there).
+SINK_OPTIONS = ("topic", "includeHeaders")
+# Options Spark itself puts among a data source's options (a path given to load()/save(), a
+# streaming query's checkpoint), which are not the source's to refuse.
+_SPARK_OPTIONS = ("path", "paths", "checkpointLocation")
+
+
+def check_known(opts: Mapping[str, str], known: Tuple[str, ...], what: str) -> None:
+    """Raises naming the first option that is neither kafka.* nor one of ``known``."""
+    allowed = {name.lower() for name in known + _SPARK_OPTIONS}
+    unknown = sorted(k for k in opts if not k.startswith("kafka.") and k not in allowed)
+    if unknown:
+        spelled = {name.lower(): name for name in known}
+        raise ValueError(
+            "Unknown option%s for the Kafka %s: %s. Known options: %s, and kafka.* "
+            "(passed to the Kafka client without the prefix)"
+            % (
+                "s" if len(unknown) > 1 else "",
+                what,
+                ", ".join("'%s'" % k for k in unknown),
+                ", ".join(sorted(spelled.values(), key=str.lower)),
+            )
+        )
+
 
 def lowered(options: Mapping[str, Any]) -> Dict[str, str]:
     """Spark's options are case-insensitive: one lower-cased plain dict."""
@@ -36,7 +88,8 @@ def lowered(options: Mapping[str, Any]) -> Dict[str, str]:
 
 
 def kafka_params(opts: Mapping[str, str]) -> Dict[str, str]:
-    """Every ``kafka.*`` option, without the prefix: the librdkafka configuration."""
+    """Every ``kafka.*`` option, without the prefix, with the Java client's spellings that
+    librdkafka does not know translated (:func:`translate_java`): the librdkafka configuration."""
     if "kafka.bootstrap.servers" not in opts:
         raise ValueError(
             "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka consumer"
@@ -50,6 +103,130 @@ def kafka_params(opts: Mapping[str, str]) -> Dict[str, str]:
                     "Kafka option '%s' is not supported. %s" % (name, _UNSUPPORTED_KAFKA[name])
                 )
             conf[name] = value
+    return translate_java(conf)
+
+
+# --- the Java client's spellings -------------------------------------------------------------
+
+_JAAS = re.compile(
+    r"^\s*(?P<module>[\w.$]+)\s+(?P<flag>required|requisite|sufficient|optional)"
+    r"(?P<args>.*?);?\s*$",
+    re.S,
+)
+_JAAS_ARG = re.compile(r'(\w[\w.]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;]+))')
+_JAAS_USER_PASSWORD = {
+    "org.apache.kafka.common.security.plain.PlainLoginModule": "PLAIN",
+    "org.apache.kafka.common.security.scram.ScramLoginModule": "SCRAM",
+}
+
+
+def _jaas(value: str) -> Dict[str, str]:
+    """``sasl.jaas.config`` of PLAIN or SCRAM -> sasl.username / sasl.password."""
+    m = _JAAS.match(value)
+    if not m:
+        raise ValueError(
+            "Kafka option 'sasl.jaas.config' could not be read as a JAAS login module line "
+            '(\'<LoginModule class> required username="..." password="...";\')'
+        )
+    module = m.group("module")
+    if module not in _JAAS_USER_PASSWORD:
+        raise ValueError(
+            "Kafka option 'sasl.jaas.config': the login module %s has no librdkafka "
+            "equivalent here; only PlainLoginModule and ScramLoginModule are translated (to "
+            "sasl.username and sasl.password). Set the librdkafka sasl.* options instead "
+            "(e.g. kafka.sasl.oauthbearer.* for OAUTHBEARER, kafka.sasl.kerberos.* for GSSAPI)"
+            % module
+        )
+    args = {}
+    for am in _JAAS_ARG.finditer(m.group("args")):
+        quoted = am.group(2)
+        args[am.group(1)] = re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else am.group(3)
+    missing = [k for k in ("username", "password") if k not in args]
+    if missing:
+        raise ValueError(
+            "Kafka option 'sasl.jaas.config' (%s) has no %s"
+            % (module.rsplit(".", 1)[-1], " and no ".join(missing))
+        )
+    return {"sasl.username": args["username"], "sasl.password": args["password"]}
+
+
+def _is_pem_file(path: str) -> Optional[bool]:
+    """True/False when the file can be read here (on the driver), None when it cannot."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    return b"-----BEGIN " in head
+
+
+def _store(conf: Dict[str, str], kind: str) -> None:
+    """ssl.truststore.* / ssl.keystore.* -> librdkafka's PEM (or PKCS#12 keystore) options."""
+    location = conf.pop("ssl.%s.location" % kind, None)
+    store_type = conf.pop("ssl.%s.type" % kind, None)
+    password = conf.pop("ssl.%s.password" % kind, None)
+    if location is None:
+        return
+    declared = (store_type or "").strip().upper()
+    if declared == "PKCS12" and kind == "keystore":
+        # librdkafka reads a PKCS#12 keystore itself.
+        conf["ssl.keystore.location"] = location
+        if password is not None:
+            conf["ssl.keystore.password"] = password
+        return
+    if declared not in ("", "PEM") or (declared == "" and _is_pem_file(location) is False):
+        what = store_type.strip() if store_type else "JKS (the Java default: no PEM content)"
+        use = (
+            "kafka.ssl.ca.location (a PEM file of CA certificates), or "
+            "kafka.ssl.truststore.location with kafka.ssl.truststore.type=PEM"
+            if kind == "truststore"
+            else "kafka.ssl.certificate.location and kafka.ssl.key.location (PEM), "
+            "kafka.ssl.keystore.location with kafka.ssl.keystore.type=PKCS12, or "
+            "kafka.ssl.keystore.type=PEM"
+        )
+        raise ValueError(
+            "Kafka option 'ssl.%s.location' (%s): a %s %s cannot be read by librdkafka. "
+            "Convert it (keytool -exportcert -rfc, or keytool -importkeystore to PKCS12 and "
+            "openssl) and use %s" % (kind, location, what, kind, use)
+        )
+    if kind == "truststore":
+        conf["ssl.ca.location"] = location
+    else:
+        # A PEM keystore holds the private key and the certificate chain in one file.
+        conf["ssl.certificate.location"] = location
+        conf["ssl.key.location"] = location
+        if password is not None and "ssl.key.password" not in conf:
+            conf["ssl.key.password"] = password
+
+
+def translate_java(conf: Dict[str, str]) -> Dict[str, str]:
+    """The Java client's spellings of the common security settings, as librdkafka's:
+
+    - ``sasl.jaas.config`` with PlainLoginModule / ScramLoginModule -> ``sasl.username`` and
+      ``sasl.password`` (other login modules raise, naming librdkafka's options to use);
+    - ``ssl.truststore.location`` (PEM) -> ``ssl.ca.location``; ``ssl.truststore.certificates``
+      -> ``ssl.ca.pem``; ``ssl.keystore.location`` (PEM) -> ``ssl.certificate.location`` and
+      ``ssl.key.location``; PKCS12 keystores as they are; ``ssl.keystore.key`` /
+      ``ssl.keystore.certificate.chain`` -> ``ssl.key.pem`` / ``ssl.certificate.pem``;
+      a JKS (or otherwise non-PEM) store raises, saying what to use instead;
+    - ``ssl.endpoint.identification.algorithm`` empty (Java's "off") -> ``none``.
+    """
+    conf = dict(conf)
+    jaas = conf.pop("sasl.jaas.config", None)
+    if jaas is not None:
+        for k, v in _jaas(jaas).items():
+            conf.setdefault(k, v)
+    _store(conf, "truststore")
+    _store(conf, "keystore")
+    for java, rd in (
+        ("ssl.truststore.certificates", "ssl.ca.pem"),
+        ("ssl.keystore.key", "ssl.key.pem"),
+        ("ssl.keystore.certificate.chain", "ssl.certificate.pem"),
+    ):
+        if java in conf:
+            conf.setdefault(rd, conf.pop(java))
+    if conf.get("ssl.endpoint.identification.algorithm", None) == "":
+        conf["ssl.endpoint.identification.algorithm"] = "none"
     return conf
 
 
@@ -258,13 +435,54 @@ class SourceOptions:
     fail_on_data_loss: bool
     poll_timeout_ms: int
     max_offsets_per_trigger: Optional[int]
+    min_offsets_per_trigger: Optional[int]
+    max_trigger_delay_ms: int
+    max_records_per_partition: Optional[int]
+    fetch_retries: int
+    fetch_retry_interval_ms: int
     by_timestamp_strategy: str
     group_id: str
     batch_records: int
 
 
+_DURATION_UNITS = {
+    "us": 0.001,
+    "ms": 1,
+    "s": 1000,
+    "m": 60_000,
+    "min": 60_000,
+    "h": 3_600_000,
+    "d": 86_400_000,
+}
+
+
+def duration_ms(opts: Mapping[str, str], name: str, default: str) -> int:
+    """A duration as Spark writes it ("15m", "30s", "500ms", a plain number of ms)."""
+    raw = opts.get(name.lower(), default)
+    m = re.fullmatch(r"\s*(\d+)\s*([a-z]*)\s*", raw.lower())
+    if not m or m.group(2) not in ("",) + tuple(_DURATION_UNITS):
+        raise ValueError(
+            "Option '%s' must be a duration like '15m', '30s' or '500ms', got %r" % (name, raw)
+        )
+    return int(int(m.group(1)) * _DURATION_UNITS.get(m.group(2), 1))
+
+
+def _non_negative_int(opts: Mapping[str, str], name: str, default: int) -> int:
+    raw = opts.get(name.lower())
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError("Option '%s' must be a non-negative integer, got %r" % (name, raw))
+    return value
+
+
 def source_options(options: Mapping[str, Any], streaming: bool) -> SourceOptions:
     opts = lowered(options)
+    check_known(opts, SOURCE_OPTIONS, "source")
     kafka = kafka_params(opts)
     sub = subscription(opts)
     starting = offset_spec(opts, "starting", "latest" if streaming else "earliest")
@@ -303,6 +521,15 @@ def source_options(options: Mapping[str, Any], streaming: bool) -> SourceOptions
             % opts["startingoffsetsbytimestampstrategy"]
         )
     poll_timeout = _positive_int(opts, "kafkaConsumer.pollTimeoutMs") or 120000
+    low, high = (
+        _positive_int(opts, "minOffsetsPerTrigger"),
+        _positive_int(opts, "maxOffsetsPerTrigger"),
+    )
+    if low is not None and high is not None and low > high:
+        raise ValueError(
+            "Option 'minOffsetsPerTrigger' (%d) is higher than option 'maxOffsetsPerTrigger' (%d)"
+            % (low, high)
+        )
     group_id = kafka.pop("group.id", None) or "%s-%s" % (
         opts.get("groupidprefix", "spark-kafka-source"),
         uuid.uuid4().hex,
@@ -317,6 +544,11 @@ def source_options(options: Mapping[str, Any], streaming: bool) -> SourceOptions
         fail_on_data_loss=flag(opts, "failOnDataLoss", True),
         poll_timeout_ms=poll_timeout,
         max_offsets_per_trigger=_positive_int(opts, "maxOffsetsPerTrigger") if streaming else None,
+        min_offsets_per_trigger=_positive_int(opts, "minOffsetsPerTrigger") if streaming else None,
+        max_trigger_delay_ms=duration_ms(opts, "maxTriggerDelay", "15m"),
+        max_records_per_partition=_positive_int(opts, "maxRecordsPerPartition"),
+        fetch_retries=_non_negative_int(opts, "fetchOffset.numRetries", 3),
+        fetch_retry_interval_ms=_non_negative_int(opts, "fetchOffset.retryIntervalMs", 10),
         by_timestamp_strategy=strategy,
         group_id=group_id,
         batch_records=_positive_int(opts, "arrowBatchRecords") or 10000,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
@@ -33,7 +34,12 @@ class OffsetRange:
 # a task's consumer is drained more slowly than it fetches (Spark takes the rows), so it
 # would sit idle once per queue-full: with 10 ms, a consumer that spends 30 ms per 10,000-row
 # batch read 1.6x the rows per second.
-CONSUMER_DEFAULTS: Dict[str, object] = {"fetch.queue.backoff.ms": 10}
+# isolation.level: Spark's connector reads with the Java client's default, read_uncommitted
+# (librdkafka's default is read_committed); kafka.isolation.level=read_committed changes it.
+CONSUMER_DEFAULTS: Dict[str, object] = {
+    "fetch.queue.backoff.ms": 10,
+    "isolation.level": "read_uncommitted",
+}
 
 
 def consumer_config(opts: SourceOptions) -> Dict[str, object]:
@@ -69,12 +75,36 @@ class OffsetPlanner:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _retrying(self, call: Any) -> Any:
+        """``call()``, tried again fetchOffset.numRetries times after a Kafka error, waiting
+        fetchOffset.retryIntervalMs between tries (as Spark's connector fetches offsets)."""
+        tries = self.opts.fetch_retries
+        while True:
+            try:
+                return call()
+            except KafkaException:
+                if tries <= 0:
+                    raise
+                tries -= 1
+                time.sleep(self.opts.fetch_retry_interval_ms / 1000.0)
+                # A new client starts from fresh metadata: after a broker failed, this one may
+                # still send a partition's requests to the leader that is gone.
+                self._consumer.close()
+                self._consumer = Consumer(consumer_config(self.opts))
+
     def partitions(self) -> List[TP]:
+        return self._retrying(self._partitions)
+
+    def _partitions(self) -> List[TP]:
         md = self._consumer.list_topics(timeout=_REQUEST_TIMEOUT)
         counts = {name: len(t.partitions) for name, t in md.topics.items() if t.error is None}
         return self.opts.subscription.partitions(counts)
 
     def watermarks(self, tps: Iterable[TP]) -> Dict[TP, Tuple[int, int]]:
+        tps = list(tps)
+        return self._retrying(lambda: self._watermarks(tps))
+
+    def _watermarks(self, tps: Iterable[TP]) -> Dict[TP, Tuple[int, int]]:
         out = {}
         for topic, partition in tps:
             out[(topic, partition)] = tuple(
@@ -86,6 +116,9 @@ class OffsetPlanner:
 
     def offsets_for_times(self, wanted: Mapping[TP, int]) -> Dict[TP, int]:
         """First offset with a timestamp >= the given one, or -1 when there is none."""
+        return self._retrying(lambda: self._offsets_for_times(wanted))
+
+    def _offsets_for_times(self, wanted: Mapping[TP, int]) -> Dict[TP, int]:
         if not wanted:
             return {}
         found = self._consumer.offsets_for_times(
@@ -198,22 +231,35 @@ def apportion(weights: Mapping[Any, int], n: int) -> Dict[Any, int]:
     return shares
 
 
-def split(ranges: List[OffsetRange], min_partitions: Optional[int]) -> List[OffsetRange]:
-    """Splits ranges so there are at least ``min_partitions`` (each range gets a share of the
-    tasks proportional to its size, at least one), without overlap or gap."""
+def _cut(r: OffsetRange, parts: int) -> List[OffsetRange]:
+    """``r`` in ``parts`` contiguous pieces whose sizes differ by at most one."""
+    step, extra = divmod(r.size, parts)
+    out, start = [], r.start
+    for j in range(parts):
+        end = start + step + (1 if j < extra else 0)
+        out.append(OffsetRange(r.topic, r.partition, start, end))
+        start = end
+    return out
+
+
+def split(
+    ranges: List[OffsetRange],
+    min_partitions: Optional[int],
+    max_records: Optional[int] = None,
+) -> List[OffsetRange]:
+    """Splits ranges as Spark's connector does: first every range larger than ``max_records``
+    (maxRecordsPerPartition) into pieces of at most that many records, then, while there are
+    fewer than ``min_partitions`` (minPartitions), further in proportion to their sizes (at
+    least one task each); without overlap or gap."""
     ranges = [r for r in ranges if r.size > 0]
+    if max_records:
+        ranges = [p for r in ranges for p in _cut(r, -(-r.size // max_records))]
     if not min_partitions or min_partitions <= len(ranges):
         return ranges
     shares = apportion({i: r.size for i, r in enumerate(ranges)}, min_partitions)
     out = []
     for i, r in enumerate(ranges):
-        parts = max(1, min(r.size, shares[i]))
-        step, extra = divmod(r.size, parts)
-        start = r.start
-        for j in range(parts):
-            end = start + step + (1 if j < extra else 0)
-            out.append(OffsetRange(r.topic, r.partition, start, end))
-            start = end
+        out.extend(_cut(r, max(1, min(r.size, shares[i]))))
     return out
 
 
@@ -240,4 +286,4 @@ def plan_batch(opts: SourceOptions) -> List[OffsetRange]:
                 % (rng.start, tp[0], tp[1], rng.end, opts.starting.option, opts.ending.option)
             )
         ranges.append(check_range(rng, *marks[tp], opts.fail_on_data_loss))
-    return split(ranges, opts.min_partitions)
+    return split(ranges, opts.min_partitions, opts.max_records_per_partition)

@@ -7,9 +7,33 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterator, List, Optional
 
 from .. import KafkaException, Producer
-from ._options import kafka_params, lowered
+from ._options import SINK_OPTIONS, check_known, kafka_params, lowered
 
 _PRODUCER_FORBIDDEN = {"key.serializer", "value.serializer"}
+
+# Settings that, set by the user without enable.idempotence, turn the Java producer's default
+# idempotence off (it needs acks=all and at most 5 requests in flight) instead of failing.
+_NOT_IDEMPOTENT = {
+    "acks": lambda v: v.strip().lower() not in ("all", "-1"),
+    "request.required.acks": lambda v: v.strip().lower() not in ("all", "-1"),
+    "max.in.flight.requests.per.connection": lambda v: int(v) > 5,
+    "max.in.flight": lambda v: int(v) > 5,
+}
+
+
+def producer_config(kafka: Dict[str, str]) -> Dict[str, str]:
+    """The sink's producer configuration: idempotent unless the options say otherwise, as the
+    Java producer (Kafka 3.0+) that Spark's sink uses. Within one task a retried request then
+    never duplicates or reorders a record; a task that Spark runs again is a new producer, so
+    its records are written again (at-least-once per query, as Spark's connector)."""
+    conf = dict(kafka)
+    if "enable.idempotence" not in conf:
+        try:
+            clash = any(k in conf and test(conf[k]) for k, test in _NOT_IDEMPOTENT.items())
+        except ValueError:
+            clash = False  # not a number: librdkafka names the bad value when the task starts
+        conf["enable.idempotence"] = "false" if clash else "true"
+    return conf
 
 
 @dataclass(frozen=True)
@@ -27,9 +51,11 @@ def sink_options(options: Any, schema: Any) -> SinkOptions:
         raise ValueError(
             "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer"
         )
+    check_known(opts, SINK_OPTIONS, "sink")
     kafka = kafka_params(opts)
     for name in _PRODUCER_FORBIDDEN:
         kafka.pop(name, None)
+    kafka = producer_config(kafka)
     topic = opts.get("topic")
     fields = {f.name.lower(): f.dataType for f in schema.fields}
     if "value" not in fields:

@@ -34,6 +34,33 @@ def _worker_python(tmp_dir) -> str:
     return str(script)
 
 
+# Spark's built-in Kafka connector, for side-by-side tests: its jars as `make bench-spark`
+# fetches them (bench/spark_kafka.py). Tests that compare with it skip when they are absent.
+CONNECTOR_JARS = ("spark-sql-kafka-0-10_", "spark-token-provider-kafka-0-10_", "kafka-clients-",
+                  "commons-pool2-")
+
+
+def connector_jars():
+    import pyspark
+
+    from confluent_binding.testing._jars import cache_dir
+
+    target = cache_dir() / ("spark-kafka-%s" % pyspark.__version__)
+    if not (target / ".complete").exists():
+        return []
+    jars = sorted(str(p) for p in target.glob("*.jar") if p.name.startswith(CONNECTOR_JARS))
+    return jars if len(jars) == len(CONNECTOR_JARS) else []
+
+
+@pytest.fixture(scope="session")
+def builtin_kafka(spark):
+    """The format name of Spark's own Kafka connector, when its jars are on the session's
+    classpath (`make bench-spark` or `make spark-connector-jars` fetches them)."""
+    if not spark.conf.get("spark.jars", ""):
+        pytest.skip("Spark's Kafka connector jars are not fetched (make spark-connector-jars)")
+    return "kafka"
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory):
     from pyspark.sql import SparkSession
@@ -53,9 +80,63 @@ def spark(tmp_path_factory):
         .config("spark.local.dir", str(tmp_path_factory.mktemp("spark-local")))
         .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("spark-warehouse")))
         .config("spark.python.worker.reuse", "true")
+        .config("spark.jars", ",".join(connector_jars()))
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
     confluent_binding.spark.register(session)
     yield session
     session.stop()
+
+
+# --- a Spark standalone cluster (tests/support/spark_cluster.py) -----------------------------
+
+
+@pytest.fixture(scope="session")
+def spark_standalone(tmp_path_factory):
+    """A master and two workers (one core each) on loopback, from PySpark's own distribution."""
+    from tests.support.spark_cluster import SparkStandalone
+
+    cluster = SparkStandalone(tmp_path_factory.mktemp("spark-standalone"), workers=2, cores=1)
+    cluster.start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_driver(spark_standalone, tmp_path_factory):
+    """A PySpark driver process with one application on the standalone cluster; its two
+    executors (one per worker, each with Python workers of its own) are up when it is."""
+    from tests.support.spark_cluster import Driver
+
+    driver = Driver(
+        spark_standalone,
+        tmp_path_factory.mktemp("spark-driver"),
+        "tests.integration.spark.cluster_jobs",
+    )
+    driver.start()
+    try:
+        spark_standalone.wait_for_executors(2)
+        yield driver
+    finally:
+        driver.close()
+
+
+@pytest.fixture(scope="session")
+def kafka3(tmp_path_factory):
+    """Three brokers; topics get three replicas and need two in sync (a leader can be lost)."""
+    from confluent_binding.testing import KafkaCluster
+
+    cluster = KafkaCluster(
+        brokers=3,
+        replication_factor=3,
+        min_insync_replicas=2,
+        workdir=tmp_path_factory.mktemp("kafka3"),
+        heap="512m",
+        fast_startup=True,
+    )
+    try:
+        cluster.start(timeout=180)
+        yield cluster
+    finally:
+        cluster.stop()

@@ -1,0 +1,99 @@
+"""Jobs the Spark standalone tests run in their driver process (tests/support/spark_cluster.py):
+each takes the driver's SparkSession and JSON arguments and returns JSON."""
+
+import os
+
+from confluent_binding.spark import NAME
+
+
+def _executor_pid() -> int:
+    """In a Python worker: the pid of the executor JVM it works for (the worker is forked by
+    the executor's Python daemon, a child of the executor)."""
+    daemon = os.getppid()
+    with open("/proc/%d/stat" % daemon) as f:
+        stat = f.read()
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
+
+
+def _source(spark, bootstrap, topic, stream=False, **options):
+    r = (spark.readStream if stream else spark.read).format(NAME)
+    r = r.option("kafka.bootstrap.servers", bootstrap).option("subscribe", topic)
+    r = r.option("startingOffsets", "earliest")
+    for k, v in options.items():
+        r = r.option(k, str(v))
+    return r.load()
+
+
+def read_to_parquet(spark, bootstrap, topic, out, **options):
+    """A batch read into parquet, each row tagged with the executor that read it."""
+    from pyspark.sql.functions import udf
+
+    df = _source(spark, bootstrap, topic, **options)
+    tasks = df.rdd.getNumPartitions()
+    executor = udf(lambda _: _executor_pid(), "int")
+    (
+        df.selectExpr("partition", "offset", "CAST(value AS STRING) AS value")
+        .withColumn("executor", executor("offset"))
+        .write.mode("overwrite")
+        .parquet(out)
+    )
+    return {"tasks": tasks}
+
+
+def read_parquet(spark, path):
+    """Rows of a parquet directory (a file sink's through its log) as [partition, offset,
+    value, executor?]."""
+    df = spark.read.parquet(path)
+    cols = [c for c in ("partition", "offset", "value", "executor") if c in df.columns]
+    return [list(r) for r in df.select(*cols).collect()]
+
+
+def stream_to_parquet(spark, bootstrap, topic, out, checkpoint, **options):
+    """A streaming query from the topic into a parquet file sink, until it has read everything
+    there is; the sizes of its micro-batches."""
+    query = (
+        _source(spark, bootstrap, topic, stream=True, **options)
+        .selectExpr("partition", "offset", "CAST(value AS STRING) AS value")
+        .writeStream.format("parquet")
+        .option("path", out)
+        .option("checkpointLocation", checkpoint)
+        .start()
+    )
+    try:
+        query.processAllAvailable()
+        return [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]]
+    finally:
+        query.stop()
+
+
+def stream_to_kafka(spark, bootstrap, topic, out_topic, checkpoint, **options):
+    """A streaming query from one topic into another through the sink, until it has read
+    everything there is; the sizes of its micro-batches."""
+    query = (
+        _source(spark, bootstrap, topic, stream=True, **options)
+        .selectExpr("key", "value")
+        .writeStream.format(NAME)
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("topic", out_topic)
+        .option("checkpointLocation", checkpoint)
+        .start()
+    )
+    try:
+        query.processAllAvailable()
+        return [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]]
+    finally:
+        query.stop()
+
+
+def batch_write(spark, bootstrap, topic, n, tasks):
+    """Writes values 0 .. n-1 (keys the same) through the sink from ``tasks`` tasks."""
+    (
+        spark.range(0, n, numPartitions=tasks)
+        .selectExpr("CAST(id AS STRING) AS key", "CAST(id AS STRING) AS value")
+        .write.format(NAME)
+        .mode("append")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("topic", topic)
+        .save()
+    )
+    return n

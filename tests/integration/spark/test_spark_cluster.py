@@ -1,0 +1,309 @@
+"""The source and sink on a Spark standalone cluster (a master and two workers, each executor a JVM
+with Python workers of its own; tests/support/spark_cluster.py), with faults.
+
+What the tests hold the connector to:
+- reads: every record exactly once, whatever the number of tasks and executors; a streaming
+  query into a file sink stays exactly once across a restart, an executor SIGKILLed mid-query
+  (Spark runs the lost tasks again; the file sink's log keeps only the committed attempt's
+  files) and a partition leader killed mid-query;
+- writes: no loss, always. Each task's producer is idempotent, so a task that succeeds wrote
+  every row once, in order, even when a leader died under it (its retries are deduplicated by
+  the broker). A task Spark runs again (its executor died) is a new producer and writes its
+  rows again: at-least-once per query, duplicates at most the rows of the re-run tasks.
+
+One read in the default suite on the session's one-broker cluster; the rest, against three
+brokers, with ``--slow`` (``make test-spark-cluster``).
+"""
+
+import os
+import time
+import uuid
+
+import pytest
+
+import confluent_binding as kafka
+
+# A job that hangs fails with the driver's log (Driver.result's timeout) before pytest's own
+# per-test timeout would end it without one.
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
+
+PARTITIONS = 4
+
+
+def _topic(cluster, partitions=PARTITIONS):
+    name = "spark-cluster-%s" % uuid.uuid4().hex[:8]
+    cluster.create_topic(name, partitions=partitions)
+    return name
+
+
+def _fill(cluster, topic, n, partitions=PARTITIONS, tag="v"):
+    """Values tag0 .. tag{n-1}, round-robin over the partitions; returns them."""
+    p = kafka.Producer(cluster.client_config(linger_ms=20, acks="all"))
+    values = ["%s%d" % (tag, i) for i in range(n)]
+    for i, v in enumerate(values):
+        while True:
+            try:
+                p.produce(topic, v.encode(), partition=i % partitions)
+                break
+            except BufferError:
+                p.poll(0.1)
+    assert p.flush(60) == 0
+    return values
+
+
+def _consume_values(cluster, topic, at_least, timeout=120):
+    """Every value of ``topic`` (waits until there are ``at_least``, then reads to the end)."""
+    c = kafka.Consumer(
+        cluster.client_config(
+            **{
+                "group.id": "check-" + uuid.uuid4().hex[:6],
+                "auto.offset.reset": "earliest",
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+            }
+        )
+    )
+    c.subscribe([topic])
+    out, eof = [], set()
+    deadline = time.monotonic() + timeout
+    try:
+        while len(out) < at_least or len(eof) < PARTITIONS:
+            assert time.monotonic() < deadline, "read %d of at least %d" % (len(out), at_least)
+            for m in c.consume(1000, 1.0):
+                if m.error() is not None:
+                    assert m.error().code() == kafka.KafkaError._PARTITION_EOF, m.error()
+                    eof.add(m.partition())
+                    continue
+                eof.discard(m.partition())
+                out.append(m.value().decode())
+    finally:
+        c.close()
+    return out
+
+
+def _commits(checkpoint):
+    """Micro-batches a streaming query has committed (its checkpoint's commit log)."""
+    try:
+        return len([n for n in os.listdir(os.path.join(checkpoint, "commits")) if n.isdigit()])
+    except FileNotFoundError:
+        return 0
+
+
+def _wait(cond, what, timeout=120):
+    end = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < end, "not %s within %s s" % (what, timeout)
+        time.sleep(0.2)
+
+
+def _rows_once(rows, values):
+    """rows ([partition, offset, value, ...]) hold every value exactly once, each at one offset."""
+    keys = [(r[0], r[1]) for r in rows]
+    assert len(keys) == len(set(keys)), "a record was read twice"
+    assert sorted(r[2] for r in rows) == sorted(values)
+
+
+def _executors_replaced(spark_standalone, killed):
+    """Waits for the master to give the application its second executor back."""
+    spark_standalone.wait_for_executors(2, timeout=180, exclude=[killed])
+
+
+# --- default suite -----------------------------------------------------------------------------
+
+
+def test_batch_read_splits_partitions_across_executors(
+    spark_driver, spark_standalone, kafka_cluster, tmp_path
+):
+    topic = _topic(kafka_cluster)
+    values = _fill(kafka_cluster, topic, 4000)
+    out = str(tmp_path / "out")
+    got = spark_driver.call(
+        "read_to_parquet",
+        bootstrap=kafka_cluster.bootstrap_servers,
+        topic=topic,
+        out=out,
+        minPartitions=8,
+    )
+    assert got["tasks"] == 8  # 4 Kafka partitions, each read by two tasks
+    rows = spark_driver.call("read_parquet", path=out)
+    _rows_once(rows, values)
+    executors = {r[3] for r in rows}
+    assert len(executors) == 2, "one executor read everything: %s" % executors
+    assert executors <= set(spark_standalone.executor_pids())
+
+
+# --- make test-spark-cluster (--slow) ----------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_batch_read_three_brokers(spark_driver, kafka3, tmp_path):
+    topic = _topic(kafka3)
+    values = _fill(kafka3, topic, 20000)
+    out = str(tmp_path / "out")
+    got = spark_driver.call(
+        "read_to_parquet",
+        bootstrap=kafka3.bootstrap_servers,
+        topic=topic,
+        out=out,
+        minPartitions=6,
+        maxRecordsPerPartition=2000,
+    )
+    assert got["tasks"] == 12  # maxRecordsPerPartition: 5000 records in 3 tasks of at most 2000
+    rows = spark_driver.call("read_parquet", path=out)
+    _rows_once(rows, values)
+    assert len({r[3] for r in rows}) == 2
+
+
+@pytest.mark.slow
+def test_stream_into_files_stopped_and_restarted_exactly_once(spark_driver, kafka3, tmp_path):
+    topic = _topic(kafka3)
+    first = _fill(kafka3, topic, 3000, tag="a")
+    args = dict(
+        bootstrap=kafka3.bootstrap_servers,
+        topic=topic,
+        out=str(tmp_path / "out"),
+        checkpoint=str(tmp_path / "checkpoint"),
+        maxOffsetsPerTrigger=1000,
+    )
+    assert spark_driver.call("stream_to_parquet", **args) == [1000, 1000, 1000]
+    second = _fill(kafka3, topic, 2000, tag="b")
+    assert spark_driver.call("stream_to_parquet", **args) == [1000, 1000]
+    _rows_once(spark_driver.call("read_parquet", path=args["out"]), first + second)
+
+
+@pytest.mark.slow
+def test_executor_killed_mid_stream_file_sink_exactly_once(
+    spark_driver, spark_standalone, kafka3, tmp_path
+):
+    topic = _topic(kafka3)
+    values = _fill(kafka3, topic, 30000)
+    checkpoint = str(tmp_path / "checkpoint")
+    ticket = spark_driver.submit(
+        "stream_to_parquet",
+        bootstrap=kafka3.bootstrap_servers,
+        topic=topic,
+        out=str(tmp_path / "out"),
+        checkpoint=checkpoint,
+        maxOffsetsPerTrigger=1000,
+        minPartitions=4,
+    )
+    _wait(lambda: _commits(checkpoint) >= 3, "3 micro-batches committed")
+    killed = spark_standalone.kill_executor()
+    assert not spark_driver.done(ticket), "the query ended before the executor was killed"
+    batches = spark_driver.result(ticket, timeout=420)
+    assert sum(batches) == 30000
+    _rows_once(spark_driver.call("read_parquet", path=str(tmp_path / "out")), values)
+    _executors_replaced(spark_standalone, killed)
+
+
+@pytest.mark.slow
+def test_executor_killed_mid_stream_kafka_sink_loses_nothing(
+    spark_driver, spark_standalone, kafka3, tmp_path
+):
+    topic, out_topic = _topic(kafka3), _topic(kafka3)
+    values = _fill(kafka3, topic, 30000)
+    checkpoint = str(tmp_path / "checkpoint")
+    ticket = spark_driver.submit(
+        "stream_to_kafka",
+        bootstrap=kafka3.bootstrap_servers,
+        topic=topic,
+        out_topic=out_topic,
+        checkpoint=checkpoint,
+        maxOffsetsPerTrigger=1000,
+        minPartitions=4,
+    )
+    _wait(lambda: _commits(checkpoint) >= 3, "3 micro-batches committed")
+    killed = spark_standalone.kill_executor()
+    assert not spark_driver.done(ticket), "the query ended before the executor was killed"
+    assert sum(spark_driver.result(ticket, timeout=420)) == 30000
+    got = _consume_values(kafka3, out_topic, len(values))
+    assert set(got) == set(values)  # nothing lost
+    # Duplicates only from tasks that ran again: at most one micro-batch's worth.
+    assert len(got) - len(values) <= 1000, "%d duplicates" % (len(got) - len(values))
+    _executors_replaced(spark_standalone, killed)
+
+
+@pytest.mark.slow
+def test_leader_killed_mid_read(spark_driver, kafka3, tmp_path):
+    topic = _topic(kafka3)
+    values = _fill(kafka3, topic, 20000)
+    checkpoint = str(tmp_path / "checkpoint")
+    ticket = spark_driver.submit(
+        "stream_to_parquet",
+        bootstrap=kafka3.bootstrap_servers,
+        topic=topic,
+        out=str(tmp_path / "out"),
+        checkpoint=checkpoint,
+        maxOffsetsPerTrigger=1000,
+        **{"fetchOffset.numRetries": 30, "fetchOffset.retryIntervalMs": 1000},
+    )
+    _wait(lambda: _commits(checkpoint) >= 3, "3 micro-batches committed")
+    leader = kafka3.node(kafka3.leader(topic, 0))
+    leader.kill()
+    try:
+        assert not spark_driver.done(ticket), "the query ended before the leader was killed"
+        assert sum(spark_driver.result(ticket, timeout=420)) == 20000
+        _rows_once(spark_driver.call("read_parquet", path=str(tmp_path / "out")), values)
+    finally:
+        leader.restart()
+
+
+@pytest.mark.slow
+def test_leader_killed_mid_write_exactly_once(spark_driver, kafka3):
+    topic = _topic(kafka3)
+    n = 500000
+    ticket = spark_driver.submit(
+        "batch_write", bootstrap=kafka3.bootstrap_servers, topic=topic, n=n, tasks=4
+    )
+    probe = kafka.Consumer(kafka3.client_config(**{"group.id": "probe"}))
+
+    def some_written():
+        try:
+            ends = [
+                probe.get_watermark_offsets(kafka.TopicPartition(topic, p), timeout=10)[1]
+                for p in range(PARTITIONS)
+            ]
+        except kafka.KafkaException:  # a broker restarted by the test before still catching up
+            return False
+        return sum(ends) > 0
+
+    try:
+        _wait(some_written, "the write under way", timeout=180)
+    finally:
+        probe.close()
+    leader = kafka3.node(kafka3.leader(topic, 0))
+    leader.kill()
+    try:
+        assert not spark_driver.done(ticket), "the write ended before the leader was killed"
+        assert spark_driver.result(ticket, timeout=420) == n
+        got = _consume_values(kafka3, topic, n)
+    finally:
+        leader.restart()
+    # No task failed, so each task's idempotent producer wrote its rows exactly once.
+    assert sorted(got, key=int) == [str(i) for i in range(n)]
+
+
+@pytest.mark.slow
+def test_batch_and_stream_writes_from_two_executors_read_back(spark_driver, kafka3, tmp_path):
+    topic = _topic(kafka3)
+    n = 20000
+    assert (
+        spark_driver.call(
+            "batch_write", bootstrap=kafka3.bootstrap_servers, topic=topic, n=n, tasks=4
+        )
+        == n
+    )
+    got = _consume_values(kafka3, topic, n)
+    assert sorted(got, key=int) == [str(i) for i in range(n)]
+    out_topic = _topic(kafka3)
+    batches = spark_driver.call(
+        "stream_to_kafka",
+        bootstrap=kafka3.bootstrap_servers,
+        topic=topic,
+        out_topic=out_topic,
+        checkpoint=str(tmp_path / "checkpoint"),
+        maxOffsetsPerTrigger=5000,
+        minPartitions=4,
+    )
+    assert batches == [5000] * 4
+    assert sorted(_consume_values(kafka3, out_topic, n), key=int) == [str(i) for i in range(n)]
