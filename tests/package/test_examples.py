@@ -112,7 +112,8 @@ def test_quickstart(broker_env):
     assert "2000/2000 messages round-tripped" in out
 
 
-@pytest.mark.slow   # about 2 min (make demo-spark runs it); tests/integration/spark covers its parts
+# about 2 min: make demo-spark runs it; tests/integration/spark covers its parts
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_spark_pipeline(broker_env):
     # A local[2] Spark session in the example's own process: its JVM start dominates (a minute
