@@ -128,12 +128,15 @@ docs: $(STAMP_EXT)
 	$(PY) -m sphinx -b html -n -W --keep-going -q -E -j auto docs build/docs
 	@echo "docs: build/docs/index.html"
 
-# Lint (rules in pyproject.toml): ruff for the Python, cython-lint for the Cython sources.
+# Lint (rules in pyproject.toml): ruff for the Python, cython-lint for the Cython sources,
+# import-linter for the package's layers and import cycles, mypy over the package.
 LINT_PY := confluent_binding tests examples docs setup.py bench pyspark_cbkafka.py
 LINT_CY := $(wildcard src/*.pyx src/includes/*.pxd) confluent_binding/_core.pxd
 lint: $(VENV)/.deps-stamp
 	$(VENV)/bin/ruff check --no-cache $(LINT_PY)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/cython-lint $(LINT_CY)
+	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/mypy
 
 # One pytest run over tests/ (tests/conftest.py): the unit tests first, the timing-sensitive ones
 # first in each area, the Spark tests last (every session-scoped JVM stays up to the end of the

@@ -23,7 +23,7 @@ from ._core import (
 )
 from ._model import AcknowledgeType, Messages
 from ._partitioners import consistent, fnv1a, murmur2
-from ._version import __version__
+from ._version import __version__, version  # noqa: F401  (confluent_kafka.__version__)
 from .admin.cluster import Node
 from .admin.groups import ConsumerGroupState, ConsumerGroupTopicPartitions, ConsumerGroupType
 from .admin.offsets import ElectionType, IsolationLevel
@@ -54,11 +54,6 @@ __all__ = [
 ]
 
 
-def version():
-    """This package's version string, like confluent_kafka.version()."""
-    return __version__
-
-
 def install_as_confluent_kafka():
     """Make ``import confluent_kafka`` and every ``confluent_kafka.x`` import resolve to this
     package's modules (the same module objects), for code written for confluent-kafka that you
@@ -79,5 +74,5 @@ def install_as_aiokafka():
 
 
 # ``import confluent_kafka`` loads its cimpl module too (programs use confluent_kafka.cimpl.X
-# without importing it); cimpl needs version() above
+# without importing it)
 from . import cimpl  # noqa: E402, F401

@@ -1,8 +1,6 @@
 """confluent-kafka's ``confluent_kafka.cimpl`` names, for programs that import from it: the
 compiled classes, the admin request types and librdkafka's enum constants."""
 
-# the package is initialised before cimpl is imported
-from . import version
 from ._core import (
     OFFSET_BEGINNING,
     OFFSET_END,
@@ -24,6 +22,7 @@ from ._core import (
     libversion,
 )
 from ._partitioners import consistent, fnv1a, murmur2
+from ._version import version
 from .admin import (
     CONFIG_SOURCE_DEFAULT_CONFIG,
     CONFIG_SOURCE_DYNAMIC_BROKER_CONFIG,

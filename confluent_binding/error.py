@@ -45,9 +45,12 @@ class ProduceError(_KafkaClientError):
         super().__init__(kafka_error, exception, None)
 
 
-# serialization's SerializationError derives from KafkaException above, so it is imported only
-# once KafkaException exists (either module may be imported first).
-from .serialization import SerializationError  # noqa: E402
+class SerializationError(KafkaException):
+    """A value could not be serialized or deserialized."""
+
+
+# its public home is confluent_kafka.serialization's path (which re-exports it from here)
+SerializationError.__module__ = "confluent_binding.serialization"
 
 
 def _serde_error(code_name, exception):

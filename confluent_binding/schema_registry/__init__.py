@@ -78,5 +78,6 @@ __all__ = [
     "prefix_schema_id_deserializer",
 ]
 
-# loaded with the package, as confluent-kafka's
-from . import common  # noqa: E402, F401
+# loaded with the package, as confluent-kafka's; the mock client serves
+# SchemaRegistryClient.new_client's mock:// URLs once loaded
+from . import common, mock_schema_registry_client  # noqa: E402, F401

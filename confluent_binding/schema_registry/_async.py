@@ -11,11 +11,12 @@ executor, so the loop never waits on the registry.
 import asyncio
 import inspect
 import logging
+from typing import Optional
 
 from .._serdes import maybe_await
 from ..serialization import Deserializer, Serializer
 from ._rest import WouldBlock, may_block, run_blocking
-from .serde import AssociatedNameStrategy, _SerdeBuilder
+from ._serde import AssociatedNameStrategy, _SerdeBuilder
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ class AsyncBaseSerde:
     """What the asyncio serdes share: ``await``-construction over the blocking serde
     ``_blocking_type`` (same arguments, the client an :class:`AsyncSchemaRegistryClient`)."""
 
-    _blocking_type = None
+    _blocking_type: Optional[type] = None
 
     def __new__(cls, *args, **kwargs):
         if cls._blocking_type is None:

@@ -30,7 +30,7 @@ import ssl
 import threading
 import time
 import urllib.parse
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Type
 
 from .error import OAuthTokenError, SchemaRegistryConnectionError, SchemaRegistryError
 
@@ -658,7 +658,7 @@ class RestClient:
         method: str,
         data: Optional[bytes],
         headers: Dict[str, str],
-        no_answer: type,
+        no_answer: Type[BaseException],
     ) -> Tuple[int, bytes]:
         """(status, content) of the last try at one URL: the first answer that is a success or
         not retriable, else the last one; ``no_answer`` raised when the last try got none."""

@@ -245,7 +245,7 @@ class Metadata:
         )
 
 
-def _nested(kind: type, data: Any) -> Any:
+def _nested(kind: Any, data: Any) -> Any:
     if data is None:
         return None
     if not isinstance(data, dict):
@@ -512,7 +512,7 @@ def _resource_dict(obj: Any) -> Dict[str, Any]:
     return d
 
 
-def _resource_fields(src_dict: Dict[str, Any], item: type) -> Dict[str, Any]:
+def _resource_fields(src_dict: Dict[str, Any], item: Any) -> Dict[str, Any]:
     items = src_dict.get("associations")
     return {
         "resource_name": src_dict.get("resourceName"),

@@ -23,7 +23,7 @@ from ._types import (
     ServerConfig,
 )
 from .error import SchemaRegistryError
-from .schema_registry_client import SchemaRegistryClient
+from .schema_registry_client import _CLIENTS_BY_URL_PREFIX, SchemaRegistryClient
 
 __all__ = ["MockSchemaRegistryClient"]
 
@@ -189,7 +189,7 @@ class MockSchemaRegistryClient(SchemaRegistryClient):
     ) -> List[int]:
         with self._lock:
             versions = [rs.version for rs in self._subjects.get(subject_name, [])]
-        return _page(versions, offset, limit)  # type: ignore[arg-type]
+        return _page(versions, offset, limit)
 
     def delete_version(self, subject_name: str, version: int, permanent: bool = False) -> int:
         rs = self._find(subject_name, lambda r: r.version == version)
@@ -283,3 +283,7 @@ class MockSchemaRegistryClient(SchemaRegistryClient):
                 if (resource_type is not None and a.resource_type != resource_type)
                 or (association_types is not None and a.association_type not in association_types)
             ]
+
+
+# SchemaRegistryClient.new_client's client for mock:// URLs
+_CLIENTS_BY_URL_PREFIX["mock://"] = MockSchemaRegistryClient

@@ -11,7 +11,19 @@ import functools
 import threading
 import time
 from collections import OrderedDict, defaultdict
-from typing import Any, Dict, Generic, Hashable, List, Literal, Optional, Tuple, TypeVar, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Generic,
+    Hashable,
+    List,
+    Literal,
+    Optional,
+    Tuple,
+    TypeVar,
+    Union,
+)
 
 from ._rest import (
     VALID_AUTH_PROVIDERS,
@@ -203,11 +215,11 @@ class _SchemaCache:
     def remove_by_subject_version(self, subject: str, version: int) -> None:
         with self.lock:
             for index in (self.rs_id_index, self.rs_schema_index):
-                entries = index.get(subject, {})
+                entries: Dict[Any, Any] = index.get(subject, {})
                 for key in [k for k, rs in entries.items() if rs.version == version]:
                     del entries[key]
             rs = self.rs_version_index.get(subject, {}).pop(version, None)
-            if rs is not None:
+            if rs is not None and rs.schema_id is not None:
                 self.schema_id_index.get(subject, {}).pop(rs.schema_id, None)
                 self.schema_index.get(subject, {}).pop(rs.schema, None)
 
@@ -235,6 +247,12 @@ def _schema_id_query(
 
 def _version_segment(version: Union[int, str]) -> str:
     return urlencode(str(version))
+
+
+#: The client class :meth:`SchemaRegistryClient.new_client` returns for a URL prefix other than
+#: HTTP(S): the in-memory MockSchemaRegistryClient (a subclass, defined above this module) adds
+#: itself for ``mock://``; the package loads it with this module.
+_CLIENTS_BY_URL_PREFIX: Dict[str, Callable[[dict], "SchemaRegistryClient"]] = {}
 
 
 class SchemaRegistryClient:
@@ -521,7 +539,7 @@ class SchemaRegistryClient:
     ) -> RegisteredSchema:
         """Version ``version`` (or ``"latest"``, never cached) of ``subject_name``."""
         if version != "latest":
-            registered = self._cache.get_registered_by_subject_version(subject_name, version)  # type: ignore[arg-type]
+            registered = self._cache.get_registered_by_subject_version(subject_name, version)
             if registered is not None:
                 return registered
         response = self._rest_client.get(
@@ -732,10 +750,10 @@ class SchemaRegistryClient:
         """A client for ``conf``: for a ``mock://`` URL the in-memory ``MockSchemaRegistryClient``
         (for unit tests), else a :class:`SchemaRegistryClient`."""
         url = conf.get("url")
-        if isinstance(url, str) and url.startswith("mock://"):
-            from .mock_schema_registry_client import MockSchemaRegistryClient
-
-            return MockSchemaRegistryClient(conf)
+        if isinstance(url, str):
+            for prefix, client_class in _CLIENTS_BY_URL_PREFIX.items():
+                if url.startswith(prefix):
+                    return client_class(conf)
         return SchemaRegistryClient(conf)
 
 

@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .._types import HeadersType  # noqa: F401  (confluent's module offers it too)
-from ..error import KafkaException
+from ..error import KafkaException, SerializationError  # noqa: F401  (confluent's offers both)
 
 __all__ = [
     "Deserializer", "DeserializerBuilder", "IntegerDeserializer", "IntegerSerializer",
@@ -45,10 +45,6 @@ class SerializationContext:
         self.topic = topic
         self.field = field
         self.headers = headers
-
-
-class SerializationError(KafkaException):
-    """A value could not be serialized or deserialized."""
 
 
 class Serializer:

@@ -28,24 +28,5 @@ def asyncinit(cls):
     return cls
 
 
-def _mirror(module_globals, target):
-    """Make a module offer every public name of ``target`` (resolved when asked for)."""
-
-    def __getattr__(name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        try:
-            return getattr(target, name)
-        except AttributeError:
-            raise AttributeError("module %r has no attribute %r"
-                                 % (module_globals["__name__"], name)) from None
-
-    def __dir__():
-        return sorted(set(module_globals) | {n for n in dir(target) if not n.startswith("_")})
-
-    module_globals["__getattr__"] = __getattr__
-    module_globals["__dir__"] = __dir__
-
-
 # loaded with the package, as confluent-kafka's (its import loads this module)
 from . import schema_registry_client  # noqa: E402, F401

@@ -2,6 +2,6 @@
 under confluent-kafka's ``schema_registry.common.avro``."""
 
 from .. import avro as _target
-from . import _mirror
+from ._mirroring import _mirror
 
 _mirror(globals(), _target)

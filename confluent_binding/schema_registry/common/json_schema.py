@@ -2,6 +2,6 @@
 under confluent-kafka's ``schema_registry.common.json_schema``."""
 
 from .. import json_schema as _target
-from . import _mirror
+from ._mirroring import _mirror
 
 _mirror(globals(), _target)

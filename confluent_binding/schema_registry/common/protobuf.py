@@ -2,6 +2,6 @@
 under confluent-kafka's ``schema_registry.common.protobuf``."""
 
 from .. import protobuf as _target
-from . import _mirror
+from ._mirroring import _mirror
 
 _mirror(globals(), _target)

@@ -2,6 +2,6 @@
 under confluent-kafka's ``schema_registry.common.schema_registry_client``."""
 
 from .. import schema_registry_client as _target
-from . import _mirror
+from ._mirroring import _mirror
 
 _mirror(globals(), _target)

@@ -18,9 +18,9 @@ import uuid
 import celpy
 from celpy import celtypes
 
+from ..._rules import FieldContext, RuleContext, RuleExecutor
 from ..._types import RuleKind, Schema
 from ...rule_registry import RuleRegistry
-from ...serde import FieldContext, RuleContext, RuleExecutor
 from . import protobuf_result_writer
 from .cel_field_presence import InterpretedRunner
 from .constraints import _msg_to_cel, _scalar_field_value_to_cel

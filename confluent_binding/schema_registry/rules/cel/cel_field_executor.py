@@ -8,8 +8,8 @@ TRANSFORM's result replaces the field's value.
 
 from celpy import celtypes
 
+from ..._rules import FieldContext, FieldRuleExecutor, RuleContext
 from ...rule_registry import RuleRegistry
-from ...serde import FieldContext, FieldRuleExecutor, RuleContext
 from .cel_executor import CelExecutor, field_value_to_cel, msg_to_cel
 
 __all__ = ["CelExecutor", "CelFieldExecutor", "FieldContext", "FieldRuleExecutor", "RuleContext",

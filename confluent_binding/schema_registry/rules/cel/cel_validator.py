@@ -15,7 +15,7 @@ import celpy
 from celpy import celtypes
 from google.protobuf import descriptor
 
-from ...serde import RuleError, ValidationRule, ValidationRuleExecutor
+from ..._rules import RuleError, ValidationRule, ValidationRuleExecutor
 from .cel_executor import to_cel
 from .cel_field_presence import InterpretedRunner
 from .constraints import _field_value_to_cel

@@ -22,9 +22,7 @@ import uuid
 
 from ....serialization import SerializationError
 from ..._rest import WouldBlock, may_block
-from ..._types import Rule, RuleKind
-from ...rule_registry import RuleRegistry
-from ...serde import (
+from ..._rules import (
     DLQ_HEADER_PREFIX,
     DLQ_RULE_EXCEPTION_HEADER,
     DLQ_RULE_MODE_HEADER,
@@ -36,6 +34,8 @@ from ...serde import (
     RuleAction,
     RuleContext,
 )
+from ..._types import Rule, RuleKind
+from ...rule_registry import RuleRegistry
 
 __all__ = ["FieldRedactionExecutor", "DlqAction"]
 

@@ -30,10 +30,7 @@ except ImportError as e:  # pragma: no cover - depends on the installation
                       "confluent-binding[encryption] (or the tink package)") from e
 
 from ..._rest import WouldBlock, may_block
-from ..._types import RuleMode
-from ...error import SchemaRegistryError
-from ...rule_registry import RuleRegistry
-from ...serde import (
+from ..._rules import (
     FieldContext,
     FieldRuleExecutor,
     FieldTransform,
@@ -42,6 +39,9 @@ from ...serde import (
     RuleError,
     RuleExecutor,
 )
+from ..._types import RuleMode
+from ...error import SchemaRegistryError
+from ...rule_registry import RuleRegistry
 from .dek_registry.dek_registry_client import (
     Dek,
     DekAlgorithm,
@@ -221,7 +221,7 @@ class AeadWrapper(aead.Aead):
             "encryption" if operation == "encrypt" else "decryption"))
 
     def _get_kms_key_ids(self) -> List[str]:
-        ids = [self._kek.kms_key_id]
+        ids = [] if self._kek.kms_key_id is None else [self._kek.kms_key_id]
         alternates = None
         if self._kek.kms_props is not None:
             alternates = self._kek.kms_props.properties.get(ENCRYPT_ALTERNATE_KMS_KEY_IDS)
@@ -254,7 +254,7 @@ class _Registered:
 
     @classmethod
     def register_with_clock(cls, clock: Clock):
-        executor = cls(clock)
+        executor = cls(clock)  # type: ignore[call-arg]  # (each executor's __init__ takes it)
         RuleRegistry.register_rule_executor(executor)
         return executor
 
@@ -409,6 +409,8 @@ class EncryptionExecutorTransform:
 
     def _get_or_create_dek(self, ctx: RuleContext, version: Optional[int]) -> Dek:
         kek = self._get_kek(ctx)
+        if kek.name is None:
+            raise RuleError("no name found for kek")
         reading = ctx.rule_mode == RuleMode.READ
         dek_id = DekId(kek.name, ctx.subject, version or 1, self._cryptor.dek_format, reading)
         dek = self._retrieve_dek_from_registry(dek_id)
@@ -421,7 +423,9 @@ class EncryptionExecutorTransform:
             if not kek.shared:  # a shared KEK's registry makes the key itself
                 wrapper = AeadWrapper(self._executor.config or {}, kek)
                 encrypted = wrapper.encrypt(self._cryptor.generate_key(), Cryptor.EMPTY_AAD)
-            new_version = dek.version + 1 if expired and dek.version is not None else 1
+            new_version = 1
+            if dek is not None and expired and dek.version is not None:
+                new_version = dek.version + 1
             try:
                 dek = self._create_dek(dek_id, new_version, encrypted)
             except RuleError:
@@ -432,7 +436,10 @@ class EncryptionExecutorTransform:
         if dek.get_key_material_bytes() is None:
             if wrapper is None:
                 wrapper = AeadWrapper(self._executor.config or {}, kek)
-            raw = wrapper.decrypt(dek.get_encrypted_key_material_bytes(), Cryptor.EMPTY_AAD)
+            encrypted_material = dek.get_encrypted_key_material_bytes()
+            if encrypted_material is None:
+                raise RuleError("no encrypted key material found for dek")
+            raw = wrapper.decrypt(encrypted_material, Cryptor.EMPTY_AAD)
             dek.set_key_material(raw)
         return dek
 
@@ -496,12 +503,12 @@ class EncryptionExecutorTransform:
                 return base64.b64encode(ciphertext).decode("ascii")
             return self._to_object(field_type, ciphertext)
         if ctx.rule_mode == RuleMode.READ:
-            if field_type == FieldType.STRING:
-                ciphertext = base64.b64decode(field_value)
-            else:
-                ciphertext = self._to_bytes(field_type, field_value)
-            if ciphertext is None:
+            received: Optional[bytes] = (base64.b64decode(field_value)
+                                         if field_type == FieldType.STRING
+                                         else self._to_bytes(field_type, field_value))
+            if received is None:
                 return field_value
+            ciphertext = received
             version = None
             if self._is_dek_rotated():
                 version, ciphertext = self._extract_version(ciphertext)

@@ -6,7 +6,7 @@ import abc
 import threading
 from typing import List
 
-from ...serde import RuleError
+from ..._rules import RuleError
 
 __all__ = ["KmsDriver", "RuleError", "get_kms_driver", "register_kms_driver",
            "reset_kms_drivers"]

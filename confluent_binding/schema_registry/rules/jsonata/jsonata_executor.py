@@ -5,8 +5,8 @@ import threading
 
 import jsonata
 
+from ..._rules import RuleContext, RuleExecutor
 from ...rule_registry import RuleRegistry
-from ...serde import RuleContext, RuleExecutor
 
 __all__ = ["JsonataExecutor", "RuleContext", "RuleExecutor", "RuleRegistry"]
 

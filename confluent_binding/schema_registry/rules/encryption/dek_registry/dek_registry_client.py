@@ -15,7 +15,7 @@ import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ...._rest import RestClient, urlencode
 
@@ -75,7 +75,7 @@ class _Json:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]):
-        values = {attr: src_dict.get(key) for attr, key in cls._json}
+        values: Dict[str, Any] = {attr: src_dict.get(key) for attr, key in cls._json}
         if values.get("kms_props") is not None:
             values["kms_props"] = KekKmsProps.from_dict(values["kms_props"])
         if values.get("algorithm") is not None:
@@ -234,6 +234,12 @@ class _Cache:
     get_dek_ids = keys
 
 
+#: The client class :meth:`DekRegistryClient.new_client` returns for a URL prefix other than
+#: HTTP(S): the in-memory MockDekRegistryClient (a subclass, defined above this module) adds
+#: itself for ``mock://``; the package loads it with this module.
+_CLIENTS_BY_URL_PREFIX: Dict[str, Callable[[dict], "DekRegistryClient"]] = {}
+
+
 class DekRegistryClient:
     """A client of the DEK Registry at the Schema Registry's ``url``.
 
@@ -244,7 +250,7 @@ class DekRegistryClient:
 
     def __init__(self, conf: dict):
         self._conf = conf
-        self._rest_client: Optional[RestClient] = RestClient(conf)
+        self._rest_client = RestClient(conf)
         self._kek_cache = _Cache()
         self._dek_cache = _Cache()
 
@@ -252,8 +258,7 @@ class DekRegistryClient:
         return self
 
     def __exit__(self, *args: Any) -> None:
-        if self._rest_client is not None:
-            self._rest_client.close()
+        self._rest_client.close()
 
     def config(self) -> dict:
         return self._conf
@@ -289,7 +294,8 @@ class DekRegistryClient:
         self._kek_cache.set(key, kek)
         return kek
 
-    def register_dek(self, kek_name: str, subject: str, encrypted_key_material: str,
+    def register_dek(self, kek_name: str, subject: str,
+                     encrypted_key_material: Optional[str],
                      algorithm: DekAlgorithm = DekAlgorithm.AES256_GCM, version: int = 1) -> Dek:
         """Register a DEK of ``subject`` under the KEK ``kek_name`` (``encrypted_key_material``
         None: a shared KEK's registry makes the key); the registry's answer, cached."""
@@ -342,11 +348,10 @@ class DekRegistryClient:
     def new_client(conf: dict) -> "DekRegistryClient":
         """A client for ``conf``: the in-memory MockDekRegistryClient for a ``mock://`` URL (or
         no URL at all), else a DekRegistryClient."""
-        from .mock_dek_registry_client import MockDekRegistryClient
-
         url = conf.get("url")
         if url is None:
-            return MockDekRegistryClient({"url": "mock://"})
-        if url.startswith("mock://"):
-            return MockDekRegistryClient(conf)
+            return _CLIENTS_BY_URL_PREFIX["mock://"]({"url": "mock://"})
+        for prefix, client_class in _CLIENTS_BY_URL_PREFIX.items():
+            if url.startswith(prefix):
+                return client_class(conf)
         return DekRegistryClient(conf)

@@ -6,6 +6,7 @@ from typing import Dict, Optional
 
 from ....error import SchemaRegistryError
 from .dek_registry_client import (
+    _CLIENTS_BY_URL_PREFIX,
     Dek,
     DekAlgorithm,
     DekId,
@@ -48,7 +49,8 @@ class MockDekRegistryClient(DekRegistryClient):
             raise _not_found()
         return kek
 
-    def register_dek(self, kek_name: str, subject: str, encrypted_key_material: str,
+    def register_dek(self, kek_name: str, subject: str,
+                     encrypted_key_material: Optional[str],
                      algorithm: DekAlgorithm = DekAlgorithm.AES256_GCM, version: int = 1) -> Dek:
         key = DekId(kek_name=kek_name, subject=subject, version=version, algorithm=algorithm,
                     deleted=False)
@@ -74,3 +76,7 @@ class MockDekRegistryClient(DekRegistryClient):
         if dek is None:
             raise _not_found()
         return dek
+
+
+# DekRegistryClient.new_client's client for mock:// URLs (and for no URL)
+_CLIENTS_BY_URL_PREFIX["mock://"] = MockDekRegistryClient

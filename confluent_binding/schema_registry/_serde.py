@@ -1,0 +1,781 @@
+"""What the Schema Registry serdes share: the wire format, subject naming, registry look-ups.
+
+Wire format (Confluent's): magic byte 0, the schema id as a big-endian uint32, then the encoded
+record; Protobuf adds the message indexes (zigzag varints) between the id and the record. Magic
+byte 1 carries a 16-byte schema GUID instead of the id (written into a header by
+:func:`header_schema_id_serializer`). Decoding accepts either (:func:`dual_schema_id_deserializer`).
+
+This module imports nothing from the registry client at load time, so the package's
+``__init__`` can re-export its names. Its public face is :mod:`.serde` (confluent-kafka's
+``schema_registry.serde``), which adds the asyncio bases of :mod:`._async`.
+"""
+
+import collections
+import enum
+import io
+import logging
+import struct
+import threading
+import uuid
+from typing import Optional, Tuple
+
+from ..serialization import Deserializer, MessageField, SerializationError, Serializer
+from ._rest import WouldBlock, may_block
+from ._rule_runner import _RuleRunner
+from ._rules import (
+    clear_original_key,
+    set_original_key,
+)
+from .error import SchemaRegistryError
+
+_MAGIC_BYTE = 0
+_MAGIC_BYTE_V0 = _MAGIC_BYTE
+_MAGIC_BYTE_V1 = 1
+_KEY_SCHEMA_ID = "__key_schema_id"
+_VALUE_SCHEMA_ID = "__value_schema_id"
+_ID = struct.Struct(">bI")
+_MAX_INDEXES = 100000
+
+
+# -- varints (zigzag, as protobuf's sint32/sint64) -------------------------------------------
+
+
+def write_varint(buf, value, zigzag=True):
+    if zigzag:
+        value = (value << 1) ^ (value >> 63)
+    while value & ~0x7F:
+        buf.write(bytes(((value & 0x7F) | 0x80,)))
+        value >>= 7
+    buf.write(bytes((value,)))
+
+
+def read_varint(buf, zigzag=True):
+    value = shift = 0
+    while True:
+        byte = buf.read(1)
+        if not byte:
+            raise EOFError("Unexpected EOF while reading index")
+        value |= (byte[0] & 0x7F) << shift
+        shift += 7
+        if not byte[0] & 0x80:
+            break
+    return (value >> 1) ^ -(value & 1) if zigzag else value
+
+
+def encode_message_indexes(indexes, zigzag=True):
+    """The message-index array: ``[0]`` (the first message of the file) is the single byte 0."""
+    buf = io.BytesIO()
+    if list(indexes) == [0]:
+        buf.write(b"\x00")
+    else:
+        write_varint(buf, len(indexes), zigzag)
+        for index in indexes:
+            write_varint(buf, index, zigzag)
+    return buf.getvalue()
+
+
+def read_message_indexes(buf, zigzag=True):
+    count = read_varint(buf, zigzag)
+    if count < 0 or count > _MAX_INDEXES:
+        raise SerializationError("Invalid msgidx array length")
+    if count == 0:
+        return [0]
+    return [read_varint(buf, zigzag) for _ in range(count)]
+
+
+class SchemaId:
+    """A schema's id (or GUID) in a payload, with Protobuf's message indexes."""
+
+    __slots__ = ["schema_type", "id", "guid", "message_indexes"]
+
+    def __init__(self, schema_type, schema_id=None, guid=None, message_indexes=None):
+        self.schema_type = schema_type
+        self.id = schema_id
+        self.guid = uuid.UUID(guid) if guid is not None else None
+        self.message_indexes = message_indexes
+
+    def from_bytes(self, payload):
+        """Read the framing from the BytesIO ``payload``; return it positioned at the record."""
+        magic = payload.read(1)
+        if magic == b"\x00":
+            raw = payload.read(4)
+            if len(raw) != 4:
+                raise SerializationError("Invalid schema id")
+            self.id = int.from_bytes(raw, "big")
+        elif magic == b"\x01":
+            self.guid = uuid.UUID(bytes=payload.read(16))
+        else:
+            raise SerializationError("Invalid magic byte")
+        if self.schema_type == "PROTOBUF":
+            self.message_indexes = read_message_indexes(payload)
+        return payload
+
+    def _indexes(self):
+        return b"" if self.message_indexes is None else encode_message_indexes(self.message_indexes)
+
+    def id_to_bytes(self):
+        if self.id is None:
+            raise SerializationError("Schema ID is not set")
+        return _ID.pack(_MAGIC_BYTE_V0, self.id) + self._indexes()
+
+    def guid_to_bytes(self):
+        if self.guid is None:
+            raise SerializationError("Schema GUID is not set")
+        return bytes((_MAGIC_BYTE_V1,)) + self.guid.bytes + self._indexes()
+
+    def __repr__(self):
+        return "SchemaId(%r, id=%r, guid=%r, message_indexes=%r)" % (
+            self.schema_type,
+            self.id,
+            self.guid,
+            self.message_indexes,
+        )
+
+
+# -- subject name strategies ------------------------------------------------------------------
+
+
+def _need_ctx(ctx, name):
+    if ctx is None:
+        raise ValueError(
+            "SerializationContext is required for {}. Either provide a SerializationContext "
+            "or use record_subject_name_strategy.".format(name)
+        )
+
+
+def topic_subject_name_strategy(ctx, record_name):
+    """``{topic}-key`` or ``{topic}-value``."""
+    _need_ctx(ctx, "topic_subject_name_strategy")
+    return ctx.topic + "-" + ctx.field
+
+
+def topic_record_subject_name_strategy(ctx, record_name):
+    """``{topic}-{record name}``."""
+    _need_ctx(ctx, "topic_record_subject_name_strategy")
+    return None if record_name is None else ctx.topic + "-" + record_name
+
+
+def record_subject_name_strategy(ctx, record_name):
+    """``{record name}`` (the context is not needed)."""
+    return record_name
+
+
+def reference_subject_name_strategy(ctx, schema_ref):
+    """A referenced schema's subject is the reference's name."""
+    return None if schema_ref is None else schema_ref.name
+
+
+class SubjectNameStrategyType(str, enum.Enum):
+    """The subject name strategies ``subject.name.strategy.type`` names."""
+
+    NONE = "NONE"
+    TOPIC = "TOPIC"
+    RECORD = "RECORD"
+    TOPIC_RECORD = "TOPIC_RECORD"
+    ASSOCIATED = "ASSOCIATED"
+
+
+#: The strategy functions behind the types that are plain functions (not NONE or ASSOCIATED).
+STRATEGY_TYPE_MAP = {
+    SubjectNameStrategyType.TOPIC: topic_subject_name_strategy,
+    SubjectNameStrategyType.RECORD: record_subject_name_strategy,
+    SubjectNameStrategyType.TOPIC_RECORD: topic_record_subject_name_strategy,
+}
+
+#: ``subject.name.strategy.conf`` key: the Kafka cluster id association look-ups are made under.
+KAFKA_CLUSTER_ID = "subject.name.strategy.kafka.cluster.id"
+#: ``subject.name.strategy.conf`` key: the strategy used when a topic has no association.
+FALLBACK_TYPE = "subject.name.strategy.fallback.type"
+_ANY_NAMESPACE = "-"
+_ASSOCIATION_CACHE_CAPACITY = 1000
+
+
+def _fallback_type(conf):
+    value = (conf or {}).get(FALLBACK_TYPE)
+    if value is None:
+        return SubjectNameStrategyType.TOPIC
+    try:
+        fallback = SubjectNameStrategyType(str(getattr(value, "value", value)).upper())
+    except ValueError:
+        fallback = None
+    if fallback is None:
+        raise ValueError("Invalid value for {}: {}. Valid values are: {}".format(
+            FALLBACK_TYPE, getattr(value, "value", value), ", ".join(
+                t.value for t in SubjectNameStrategyType
+                if t != SubjectNameStrategyType.ASSOCIATED)))
+    return fallback
+
+
+class AssociatedNameStrategy:
+    """The subject a topic's key or value is associated with in the registry.
+
+    Called as ``strategy(ctx, record_name, schema_registry_client, conf)``, it asks the registry
+    for the associations of the topic (resource type ``topic``, association type ``key`` or
+    ``value``) in the namespace ``conf[KAFKA_CLUSTER_ID]``, else the cluster id the client's
+    resolver returns (see :meth:`set_cluster_id_resolver`), else ``-`` (any). One association
+    gives its subject; several raise SerializationError; none (or a registry without the
+    associations API, answering 404) falls back to ``conf[FALLBACK_TYPE]``: ``TOPIC`` (the
+    default), ``RECORD``, ``TOPIC_RECORD`` or ``NONE`` (SerializationError). Answers are kept
+    in an LRU cache of ``cache_capacity`` entries.
+    """
+
+    def __init__(self, cache_capacity=_ASSOCIATION_CACHE_CAPACITY):
+        self._capacity = cache_capacity
+        self._cache = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self._cluster_id_resolver = None
+
+    def set_cluster_id_resolver(self, resolver):
+        """``resolver()`` returns the Kafka cluster id; called on a cache miss only, so creating
+        a client never waits on a broker. The latest resolver set wins."""
+        self._cluster_id_resolver = resolver
+
+    def _namespace(self, conf):
+        configured = (conf or {}).get(KAFKA_CLUSTER_ID)
+        if configured:
+            return configured
+        resolver = self._cluster_id_resolver
+        if resolver is None:
+            return _ANY_NAMESPACE
+        try:
+            cluster_id = resolver()
+        except Exception as e:
+            raise SerializationError(
+                "associated name strategy: could not resolve the Kafka cluster id, which "
+                "typically means the client has not reached a broker yet; set {} to supply it "
+                "explicitly: {}".format(KAFKA_CLUSTER_ID, e)) from e
+        if not cluster_id:
+            raise SerializationError(
+                "associated name strategy: the Kafka cluster id resolved to an empty string; "
+                "set {} to supply it explicitly".format(KAFKA_CLUSTER_ID))
+        return cluster_id
+
+    def _look_up(self, ctx, topic, is_key, record_name, client, conf):
+        if client is None:
+            return topic_subject_name_strategy(ctx, record_name)
+        fallback = _fallback_type(conf)
+        try:
+            associations = client.get_associations_by_resource_name(
+                resource_name=topic, resource_namespace=self._namespace(conf),
+                resource_type="topic", association_types=["key" if is_key else "value"],
+                offset=0, limit=-1)
+        except SchemaRegistryError as e:
+            if e.http_status_code != 404:
+                raise
+            associations = []
+        if len(associations) > 1:
+            raise SerializationError("Multiple associated subjects found for topic " + topic)
+        if associations:
+            return associations[0].subject
+        if fallback == SubjectNameStrategyType.NONE:
+            raise SerializationError("No associated subject found for topic " + topic)
+        if fallback == SubjectNameStrategyType.ASSOCIATED:
+            raise ValueError("Invalid value for {}: {}. {} cannot be used as a fallback "
+                             "strategy.".format(FALLBACK_TYPE, fallback.value, fallback.value))
+        return STRATEGY_TYPE_MAP[fallback](ctx, record_name)
+
+    def __call__(self, ctx, record_name, schema_registry_client, conf=None):
+        if ctx is None:
+            raise ValueError(
+                "SerializationContext is required for {}. Either provide a "
+                "SerializationContext or use a different strategy.".format(type(self).__name__))
+        topic = ctx.topic
+        if topic is None:
+            return None
+        key = (topic, ctx.field == MessageField.KEY, record_name)
+        with self._lock:
+            subject = self._cache.get(key)
+            if subject is not None:
+                self._cache.move_to_end(key)
+                return subject
+        subject = self._look_up(ctx, topic, key[1], record_name, schema_registry_client, conf)
+        if subject is not None:
+            with self._lock:
+                self._cache[key] = subject
+                while len(self._cache) > self._capacity:
+                    self._cache.popitem(last=False)
+        return subject
+
+    def clear_cache(self):
+        """Forget the subjects looked up so far."""
+        with self._lock:
+            self._cache.clear()
+
+
+class ParsedSchemaCache:
+    """A thread-safe map from :class:`Schema` to its parsed form (whatever the format's parser
+    makes of it)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.parsed_schemas = {}
+
+    def set(self, schema, parsed_schema):
+        with self.lock:
+            self.parsed_schemas[schema] = parsed_schema
+
+    def get_parsed_schema(self, schema):
+        """The parsed schema, or None if ``schema`` was not parsed yet."""
+        with self.lock:
+            return self.parsed_schemas.get(schema)
+
+    def clear(self):
+        with self.lock:
+            self.parsed_schemas.clear()
+
+
+# -- where the schema id goes -----------------------------------------------------------------
+
+
+def prefix_schema_id_serializer(payload, ctx, schema_id):
+    """Frame ``payload`` with magic byte 0 and the schema id (and message indexes)."""
+    return schema_id.id_to_bytes() + payload
+
+
+def header_schema_id_serializer(payload, ctx, schema_id):
+    """Put magic byte 1 and the GUID in the ``__key_schema_id``/``__value_schema_id`` header."""
+    if ctx is None:
+        raise SerializationError("SerializationContext is required for header_schema_id_serializer")
+    headers = ctx.headers
+    if headers is None:
+        raise SerializationError("Missing headers")
+    name = _KEY_SCHEMA_ID if ctx.field == MessageField.KEY else _VALUE_SCHEMA_ID
+    if isinstance(headers, list):
+        headers.append((name, schema_id.guid_to_bytes()))
+    elif isinstance(headers, dict):
+        headers[name] = schema_id.guid_to_bytes()
+    else:
+        raise SerializationError("Invalid headers type")
+    return payload
+
+
+def prefix_schema_id_deserializer(payload, ctx, schema_id):
+    """Read the framing from the payload's front; return the rest as a BytesIO."""
+    return schema_id.from_bytes(io.BytesIO(payload))
+
+
+def dual_schema_id_deserializer(payload, ctx, schema_id):
+    """Take the schema id from the field's schema-id header if any, else from the payload."""
+    found = None
+    headers = ctx.headers if ctx is not None else None
+    if headers is not None:
+        name = _KEY_SCHEMA_ID if ctx.field == MessageField.KEY else _VALUE_SCHEMA_ID
+        if isinstance(headers, dict):
+            found = headers.get(name)
+        else:
+            found = next((v for k, v in headers if k == name), None)
+    if found is not None:
+        schema_id.from_bytes(io.BytesIO(found))
+        return io.BytesIO(payload)
+    return prefix_schema_id_deserializer(payload, ctx, schema_id)
+
+
+# -- configuration ----------------------------------------------------------------------------
+
+# properties a serde takes only at their defaults here (a serializer takes the validation.rules
+# ones itself, before this check)
+_RULE_DEFAULTS = {
+    "validation.rules.execution": ("DISABLED",),
+    "validation.rules.fail.fast": (False,),
+    "validation.rules.executor": (None,),
+}
+
+
+class _Conf:
+    """A serde's configuration: defaults updated with the user's; checked as each key is taken."""
+
+    def __init__(self, defaults, conf):
+        self._values = dict(defaults)
+        if conf is not None:
+            self._values.update(conf)
+
+    def take(self, key, *default):
+        return self._values.pop(key, *default)
+
+    def take_bool(self, key):
+        value = self._values.pop(key)
+        if not isinstance(value, bool):
+            raise ValueError("{} must be a boolean value".format(key))
+        return value
+
+    def take_callable(self, key):
+        value = self._values.pop(key)
+        if not callable(value):
+            raise ValueError("{} must be callable".format(key))
+        return value
+
+    def finish(self):
+        for key, allowed in _RULE_DEFAULTS.items():
+            if key in self._values:
+                value = self._values.pop(key)
+                if value not in allowed and str(value) not in allowed:
+                    raise ValueError("{} is not supported by this client".format(key))
+        if self._values:
+            raise ValueError("Unrecognized properties: {}".format(", ".join(self._values)))
+
+
+_SERIALIZER_DEFAULTS = {
+    "auto.register.schemas": True,
+    "normalize.schemas": False,
+    "use.schema.id": None,
+    "use.latest.version": False,
+    "use.latest.with.metadata": None,
+    "subject.name.strategy": None,
+    "subject.name.strategy.type": None,
+    "subject.name.strategy.conf": None,
+    "schema.id.serializer": prefix_schema_id_serializer,
+}
+_DESERIALIZER_DEFAULTS = {
+    "use.latest.version": False,
+    "use.latest.with.metadata": None,
+    "subject.name.strategy": None,
+    "subject.name.strategy.type": None,
+    "subject.name.strategy.conf": None,
+    "schema.id.deserializer": dual_schema_id_deserializer,
+}
+
+
+class BaseSerde(_RuleRunner):
+    """Subject naming, the reader-schema look-up and rule execution both directions share."""
+
+    _schema_type: Optional[str] = None  # "AVRO", "JSON" or "PROTOBUF"
+    # the registry's rendering of schemas this serde reads ("serialized" for Protobuf)
+    _fmt: Optional[str] = None
+
+    def _configure_common(self, conf):
+        self._use_latest_version = conf.take_bool("use.latest.version")
+        self._use_latest_with_metadata = conf.take("use.latest.with.metadata")
+        if self._use_latest_with_metadata is not None and not isinstance(
+            self._use_latest_with_metadata, dict
+        ):
+            raise ValueError("use.latest.with.metadata must be a dict value")
+        self.configure_subject_name_strategy(
+            conf.take("subject.name.strategy.type"),
+            conf.take("subject.name.strategy.conf"),
+            conf.take("subject.name.strategy"),
+        )
+
+    def configure_subject_name_strategy(self, subject_name_strategy_type=None,
+                                        subject_name_strategy_conf=None,
+                                        subject_name_strategy=None):
+        """Choose how subjects are named: the callable ``subject_name_strategy`` if given, else
+        the :class:`SubjectNameStrategyType` (or its name) ``subject_name_strategy_type``, else
+        an :class:`AssociatedNameStrategy` (which falls back to the topic strategy).
+        ``subject_name_strategy_conf`` is what an associated strategy is called with."""
+        self._subject_name_conf = subject_name_strategy_conf
+        strategy = subject_name_strategy
+        if strategy is not None:
+            if not callable(strategy):
+                raise ValueError("subject.name.strategy must be callable")
+        elif subject_name_strategy_type is None:
+            strategy = self._associated_strategy_type()
+        else:
+            kind = subject_name_strategy_type
+            if not isinstance(kind, SubjectNameStrategyType):
+                try:
+                    kind = SubjectNameStrategyType(str(kind).upper())
+                except ValueError:
+                    raise ValueError(
+                        "Invalid subject.name.strategy.type: {}. Valid values are: {}".format(
+                            subject_name_strategy_type,
+                            [t.value for t in SubjectNameStrategyType])) from None
+            if kind == SubjectNameStrategyType.NONE:
+                raise ValueError("Invalid subject.name.strategy.type: {}. NONE cannot be used "
+                                 "as a subject name strategy.".format(kind))
+            if kind == SubjectNameStrategyType.ASSOCIATED:
+                strategy = self._associated_strategy_type()
+            else:
+                strategy = STRATEGY_TYPE_MAP[kind]
+        self._subject_name_func = strategy
+        self._strategy_accepts_client = isinstance(strategy, AssociatedNameStrategy)
+
+    _associated_strategy_type = AssociatedNameStrategy
+
+    def set_cluster_id_resolver(self, resolver):
+        """Hand ``resolver`` (returning the Kafka cluster id) to an associated strategy; other
+        strategies do not need it."""
+        if isinstance(self._subject_name_func, AssociatedNameStrategy):
+            self._subject_name_func.set_cluster_id_resolver(resolver)
+
+    def own_schema_registry_client(self):
+        """Close the registry client with this serde (a builder made the client for it)."""
+        self._owns_registry = True
+
+    @staticmethod
+    def _remember_key(ctx, key):
+        """A key serde leaves its record's key for the value serde's rules (a DLQ record keeps
+        it); the value serde clears it."""
+        if ctx is not None and ctx.field == MessageField.KEY:
+            set_original_key(key)
+        else:
+            clear_original_key()
+
+    def close(self):
+        try:
+            self._close_rules()
+        finally:
+            self._close_registry()
+
+    def _close_registry(self):
+        if getattr(self, "_owns_registry", False):
+            self._owns_registry = False
+            close = getattr(self._registry, "close", None)
+            if callable(close):
+                close()
+
+    def _subject(self, ctx, record_name):
+        if self._strategy_accepts_client:
+            return self._subject_name_func(ctx, record_name, self._registry,
+                                           self._subject_name_conf)
+        return self._subject_name_func(ctx, record_name)
+
+    def _get_reader_schema(self, subject):
+        """The registered schema use.latest.with.metadata/use.latest.version select, else None."""
+        if self._use_latest_with_metadata is not None:
+            return self._registry.get_latest_with_metadata(
+                subject, self._use_latest_with_metadata, deleted=True, fmt=self._fmt
+            )
+        if self._use_latest_version:
+            return self._registry.get_latest_version(subject, fmt=self._fmt)
+        return None
+
+
+class BaseSerializer(BaseSerde, Serializer):
+    """Resolves the schema id a serializer frames its records with."""
+
+    def _configure(self, schema_registry_client, conf, defaults=None, extra_defaults=None):
+        self._registry = schema_registry_client
+        values = dict(_SERIALIZER_DEFAULTS if defaults is None else defaults)
+        values.update(extra_defaults or {})
+        conf = _Conf(values, conf)
+        self._auto_register = conf.take_bool("auto.register.schemas")
+        self._normalize_schemas = conf.take_bool("normalize.schemas")
+        self._use_schema_id = conf.take("use.schema.id")
+        if self._use_schema_id is not None and not isinstance(self._use_schema_id, int):
+            raise ValueError("use.schema.id must be an int value")
+        self._configure_common(conf)
+        self._configure_validation(conf)
+        if self._use_latest_version and self._auto_register:
+            raise ValueError("cannot enable both use.latest.version and auto.register.schemas")
+        self._schema_id_serializer = conf.take_callable("schema.id.serializer")
+        self._known_subjects = {}
+        self._lock = threading.Lock()
+        return conf
+
+    def _schema_id_for(self, subject, schema):
+        """(SchemaId, RegisteredSchema or None): the id to frame with and the selected schema.
+
+        The registered schema is returned when use.latest.version/use.latest.with.metadata or
+        use.schema.id chose it (the record is then written with that schema); otherwise ``schema``
+        is registered (auto.register.schemas) or looked up once per subject (``schema`` may be a
+        callable making it, called then).
+        """
+        if self._use_schema_id is not None:
+            registered = self._registry.get_schema(
+                self._use_schema_id, subject_name=subject, fmt=self._fmt
+            )
+            return SchemaId(self._schema_type, self._use_schema_id), _Selected(
+                self._use_schema_id, registered
+            )
+        latest = self._get_reader_schema(subject) if subject is not None else None
+        if latest is not None:
+            return SchemaId(
+                self._schema_type, latest.schema_id, getattr(latest, "guid", None)
+            ), latest
+        if subject is None:
+            # no subject to register under: framing then fails with "Schema ID is not set"
+            return SchemaId(self._schema_type), None
+        with _holding(self._lock):
+            known = self._known_subjects.get(subject)
+            if known is None:
+                if callable(schema):
+                    schema = schema()
+                if self._auto_register:
+                    full = getattr(self._registry, "register_schema_full_response", None)
+                    if full is not None:
+                        registered = full(
+                            subject, schema, normalize_schemas=self._normalize_schemas
+                        )
+                        known = (registered.schema_id, getattr(registered, "guid", None))
+                    else:
+                        known = (
+                            self._registry.register_schema(
+                                subject, schema, normalize_schemas=self._normalize_schemas
+                            ),
+                            None,
+                        )
+                else:
+                    registered = self._registry.lookup_schema(
+                        subject, schema, normalize_schemas=self._normalize_schemas
+                    )
+                    known = (registered.schema_id, getattr(registered, "guid", None))
+                self._known_subjects[subject] = known
+        return SchemaId(self._schema_type, known[0], known[1]), None
+
+    def _prepare(self, obj, ctx):
+        """(SchemaId, selected schema or None, the value to encode, subject) for a dict-based
+        format."""
+        subject = self._subject(ctx, self._schema_name)
+        schema_id, selected = self._schema_id_for(subject, self._schema)
+        if self._to_dict is None:
+            return schema_id, selected, obj, subject
+        if ctx is None:
+            raise TypeError("SerializationContext cannot be None")
+        return schema_id, selected, self._to_dict(obj, ctx), subject
+
+
+class _holding:
+    """``with _holding(lock):`` as ``with lock:``, but where waiting is not allowed (see
+    ``_rest.cached_only``) a lock held elsewhere raises ``WouldBlock`` instead."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self, lock):
+        self._lock = lock
+
+    def __enter__(self):
+        if not self._lock.acquire(blocking=may_block()):
+            raise WouldBlock()
+
+    def __exit__(self, *exc):
+        self._lock.release()
+
+
+class _Selected:
+    """A schema chosen by id, shaped like the registry's RegisteredSchema as the serdes use it."""
+
+    __slots__ = ("schema_id", "schema", "guid")
+
+    def __init__(self, schema_id, schema):
+        self.schema_id = schema_id
+        self.schema = schema
+        self.guid = None
+
+
+class BaseDeserializer(BaseSerde, Deserializer):
+    """Reads the framing and fetches the writer's schema."""
+
+    def _configure(self, schema_registry_client, conf, extra_defaults=None):
+        self._registry = schema_registry_client
+        values = dict(_DESERIALIZER_DEFAULTS)
+        values.update(extra_defaults or {})
+        conf = _Conf(values, conf)
+        self._configure_common(conf)
+        self._schema_id_deserializer = conf.take_callable("schema.id.deserializer")
+        return conf
+
+    def _unframe(self, data, ctx, check_length=True):
+        """(SchemaId, BytesIO positioned at the record) for ``data``."""
+        if check_length and len(data) <= 5:
+            raise SerializationError(
+                "Expecting data framing of length 6 bytes or more but total data size is "
+                "{} bytes. This message was not produced with a Confluent Schema Registry "
+                "serializer".format(len(data))
+            )
+        schema_id = SchemaId(self._schema_type)
+        payload = self._schema_id_deserializer(data, ctx, schema_id)
+        if isinstance(payload, bytes):
+            payload = io.BytesIO(payload)
+        return schema_id, payload
+
+    def _writer_schema(self, schema_id, subject=None):
+        if schema_id.id is None:
+            return self._registry.get_schema_by_guid(str(schema_id.guid), fmt=self._fmt)
+        return self._registry.get_schema(schema_id.id, subject_name=subject, fmt=self._fmt)
+
+
+# -- builders (SerializingProducer's key/value.serializer.builder and the consumer's) -----------
+
+
+class _SerdeBuilder:
+    """Collects a serde's arguments (positionally in ``_fields`` order, by keyword or by the
+    ``set_<field>`` setters, which chain) and builds it when the client is created.
+
+    With ``schema_registry_config`` the built serde gets its own SchemaRegistryClient and closes
+    it with itself; a ``schema_registry_client`` given stays the application's.
+    """
+
+    _fields: Tuple[str, ...] = ("schema_registry_config", "schema_registry_client")
+    _init_field: Optional[str] = None
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(self._fields):
+            raise TypeError(
+                "{}() takes at most {} arguments".format(type(self).__name__, len(self._fields))
+            )
+        values = dict.fromkeys(self._fields)
+        values.update(zip(self._fields, args))
+        for name, value in kwargs.items():
+            if name not in values:
+                raise TypeError(
+                    "{}() got an unexpected keyword argument '{}'".format(type(self).__name__, name)
+                )
+            values[name] = value
+        self._values = values
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in cls._fields:
+            if not hasattr(cls, "set_" + name):
+                setattr(cls, "set_" + name, _setter(name))
+
+    def _make(self, client, values):
+        raise NotImplementedError
+
+    def build(self, conf, is_key):
+        values = self._values
+        serde = build_serde(values["schema_registry_client"], values["schema_registry_config"],
+                            lambda client: self._make(client, values),
+                            values.get(self._init_field))
+        return serde, dict(conf)
+
+
+def build_serde(schema_registry_client, schema_registry_conf, construct, init=None):
+    """``construct(client)``, the client being ``schema_registry_client`` or, when only
+    ``schema_registry_conf`` is given, a client made from it that the serde then owns (and
+    closes with itself). ``init(serde)``, if given, runs on the result; a failure of either
+    closes what was made here. Both a client and a configuration: ValueError."""
+    if schema_registry_client is not None and schema_registry_conf is not None:
+        raise ValueError(
+            "Cannot specify both a Schema Registry client and a configuration; "
+            "use one or the other"
+        )
+    client = schema_registry_client
+    owned = client is None and schema_registry_conf is not None
+    if owned:
+        from .schema_registry_client import SchemaRegistryClient
+
+        client = SchemaRegistryClient.new_client(schema_registry_conf)
+    try:
+        serde = construct(client)
+    except BaseException:
+        if owned:
+            _close_after_failure(client.close, "the Schema Registry client of a serde that "
+                                               "failed to build")
+        raise
+    if owned:
+        serde.own_schema_registry_client()
+    if init is not None:
+        try:
+            init(serde)
+        except BaseException:
+            _close_after_failure(serde.close, "a serde whose init callback failed")
+            raise
+    return serde
+
+
+def _close_after_failure(close, what):
+    try:
+        close()
+    except Exception:  # the original failure is the one to raise
+        logging.getLogger(__name__).warning("Failed to close %s", what, exc_info=True)
+
+
+def _setter(name):
+    def set_value(self, value):
+        self._values[name] = value
+        return self
+
+    set_value.__name__ = "set_" + name
+    set_value.__doc__ = "Set ``{}``; returns the builder.".format(name)
+    return set_value

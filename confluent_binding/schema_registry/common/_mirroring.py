@@ -1,0 +1,21 @@
+"""How each module of ``schema_registry.common`` offers the names of its namesake one level
+up."""
+
+
+def _mirror(module_globals, target):
+    """Make a module offer every public name of ``target`` (resolved when asked for)."""
+
+    def __getattr__(name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return getattr(target, name)
+        except AttributeError:
+            raise AttributeError("module %r has no attribute %r"
+                                 % (module_globals["__name__"], name)) from None
+
+    def __dir__():
+        return sorted(set(module_globals) | {n for n in dir(target) if not n.startswith("_")})
+
+    module_globals["__getattr__"] = __getattr__
+    module_globals["__dir__"] = __dir__
