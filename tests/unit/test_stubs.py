@@ -66,7 +66,10 @@ def test_mypy_checks_code_using_the_asyncio_apis(tmp_path):
     src.write_text(USES_THE_ASYNCIO_APIS)
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / "c"),
-         "--strict-optional", "--disallow-untyped-calls", str(src)],
+         "--strict-optional", "--disallow-untyped-calls",
+         # as for a user of the installed package: its own modules are read, not judged (make
+         # lint checks them, with the package's settings)
+         "--follow-imports=silent", str(src)],
         capture_output=True, text=True, timeout=240)
     errors = [line for line in proc.stdout.splitlines() if ": error:" in line]
     wrong = USES_THE_ASYNCIO_APIS.splitlines().index(
