@@ -113,6 +113,7 @@ cdef class _BlockingCalls:
     # must not allocate, it runs on the way out of a MemoryError too)
     cdef unsigned long thread_ids[16]
     cdef int thread_depths[16]
+    cdef int counted                # slots with a depth above 0
     cdef bint closing               # close() has begun, in thread `closer`
     cdef unsigned long closer
     cdef bint closed                # the handle is freed: nobody may call in again
@@ -134,8 +135,9 @@ cdef class _Handle:
     cdef object _stats_cb
     cdef object _throttle_cb
     cdef object _oauth_cb
-    cdef bint _oauth_background     # OAUTHBEARER: oauth_cb runs on librdkafka's background thread
+    cdef bint _oauth_first_token    # OAUTHBEARER: construction serves oauth_cb until a token is set
     cdef bint _oauth_token_set      # oauth_cb has set a token (construction waits for the first)
+    cdef rd_kafka_t *_oauth_rk      # the rd_kafka_t oauth_cb last served (a share consumer's own)
     cdef object _logger
     cdef bint _callbacks_off        # being freed: the trampolines run no Python
     cdef int _batch_calls           # batch consumes in librdkafka now: _stash() must not yield
@@ -154,7 +156,7 @@ cdef class _Handle:
     cdef int _serve_log(self, const rd_kafka_t *rk, int level, const char *fac,
                         const char *buf) except -1
     cdef int _serve_oauth(self, rd_kafka_t *rk, const char *config) except -1
-    cdef int _await_oauth_token(self) except -1
+    cdef int _await_oauth_token(self, rd_kafka_queue_t *saslq) except -1
     cdef int _serve_throttle(self, const char *broker_name, int32_t broker_id,
                              int throttle_ms) except -1
     cdef int _serve_client_event(self, rd_kafka_event_t *ev) except -1

@@ -100,8 +100,8 @@ cdef class Consumer(_Handle):
     """High-level Kafka consumer (confluent-kafka compatible), classic and KIP-848 groups.
 
     Callbacks (on_assign/on_revoke/on_lost, on_commit, error_cb, stats_cb, throttle_cb,
-    oauth_cb, logger) are served only inside ``poll()``, ``consume()`` and ``close()``, but
-    ``oauth_cb`` with OAUTHBEARER, which runs on librdkafka's background thread (see Producer).
+    oauth_cb, logger) are served only inside ``poll()``, ``consume()`` and ``close()``, on the
+    calling thread; with OAUTHBEARER construction serves ``oauth_cb`` too (see Producer).
     """
     def __init__(self, *args, **kwargs):
         if self._rk != NULL:

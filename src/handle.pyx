@@ -30,8 +30,6 @@ from includes.rdkafka cimport (
     rd_kafka_conf_t,
     rd_kafka_controllerid,
     rd_kafka_destroy_flags,
-    rd_kafka_error_destroy,
-    rd_kafka_error_t,
     rd_kafka_err2str,
     rd_kafka_event_config_string,
     rd_kafka_event_destroy,
@@ -55,10 +53,13 @@ from includes.rdkafka cimport (
     rd_kafka_opaque,
     rd_kafka_queue_destroy,
     rd_kafka_queue_io_event_enable,
+    rd_kafka_queue_forward,
+    rd_kafka_queue_get_main,
+    rd_kafka_queue_get_sasl,
     rd_kafka_queue_poll,
+    rd_kafka_queue_poll_callback,
     rd_kafka_queue_t,
     rd_kafka_resp_err_t,
-    rd_kafka_sasl_background_callbacks_enable,
     rd_kafka_sasl_set_credentials,
     rd_kafka_set_log_queue,
     rd_kafka_t,
@@ -172,14 +173,19 @@ cdef class _BlockingCalls:
         if waits and self.shuts_out():
             raise _closed_exception(self.owner)
         cdef unsigned long me = PyThread_get_thread_ident()
-        cdef int i = self.slot_of(me)
-        if i >= 0:
-            self.thread_depths[i] += 1
+        cdef int i
+        if self.counted == 0:       # nobody inside (the common case): the first slot, no scan
+            self.thread_ids[0], self.thread_depths[0], self.counted = me, 1, 1
         else:
-            for i in range(16):     # more than 16 threads at once go uncounted here
-                if not self.thread_depths[i]:
-                    self.thread_ids[i], self.thread_depths[i] = me, 1
-                    break
+            i = self.slot_of(me)
+            if i >= 0:
+                self.thread_depths[i] += 1
+            else:
+                for i in range(16):     # more than 16 threads at once go uncounted here
+                    if not self.thread_depths[i]:
+                        self.thread_ids[i], self.thread_depths[i] = me, 1
+                        self.counted += 1
+                        break
         if waits:
             self.inside += 1
         return 0
@@ -188,6 +194,8 @@ cdef class _BlockingCalls:
         cdef int i = self.slot_of(PyThread_get_thread_ident())
         if i >= 0:
             self.thread_depths[i] -= 1
+            if self.thread_depths[i] == 0:
+                self.counted -= 1
         if waits:
             self.inside -= 1
         return 0
@@ -232,11 +240,11 @@ cdef class _Handle:
         self._throttle_cb = _pop_callable(conf, "throttle_cb")
         self._oauth_cb = _pop_callable(conf, "oauth_cb")
         mechanism = conf.get("sasl.mechanisms", conf.get("sasl.mechanism"))
-        # As confluent-kafka: with OAUTHBEARER, oauth_cb is served on librdkafka's background
-        # thread (the first token is needed before anything can connect, and refreshes must not
-        # wait for a poll()), and construction waits for the first token.
-        self._oauth_background = (self._oauth_cb is not None and isinstance(mechanism, str)
-                                  and mechanism.strip().upper() == "OAUTHBEARER")
+        # As confluent-kafka: with OAUTHBEARER, construction returns once oauth_cb has set the
+        # first token (nothing can connect before). Here construction itself serves oauth_cb,
+        # on the constructing thread; later refreshes are served by poll() and the others.
+        self._oauth_first_token = (self._oauth_cb is not None and isinstance(mechanism, str)
+                                   and mechanism.strip().upper() == "OAUTHBEARER")
         self._logger = conf.pop("logger", None)
         if self._logger is not None and not callable(getattr(self._logger, "log", None)):
             raise TypeError("'logger' must be a logging.Logger (an object with a log() method)")
@@ -253,9 +261,10 @@ cdef class _Handle:
             rd_kafka_conf_set_throttle_cb(c.ptr, _throttle_trampoline)
         if self._oauth_cb is not None:
             rd_kafka_conf_set_oauthbearer_token_refresh_cb(c.ptr, _oauth_trampoline)
-        if self._oauth_background:
-            rd_kafka_conf_enable_sasl_queue(c.ptr, 1)   # forwarded to the background thread
             events |= RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH
+        if self._oauth_first_token:
+            # the refreshes go to a queue of their own, served by construction (_await_oauth_token)
+            rd_kafka_conf_enable_sasl_queue(c.ptr, 1)
         if self._logger is not None:
             c.set("log.queue", "true")
             rd_kafka_conf_set_log_cb(c.ptr, _log_trampoline)
@@ -269,7 +278,6 @@ cdef class _Handle:
         "Failed to create <what>: <librdkafka's reason>"."""
         cdef char errstr[512]
         cdef rd_kafka_conf_t *cp = c.take()
-        cdef rd_kafka_error_t *error
         errstr[0] = 0
         with nogil:
             self._rk = rd_kafka_new(rk_type, cp, errstr, sizeof(errstr))
@@ -278,26 +286,49 @@ cdef class _Handle:
             _raise_errstr(RD_KAFKA_RESP_ERR__INVALID_ARG, errstr, "Failed to create " + what)
         if self._logger is not None:
             rd_kafka_set_log_queue(self._rk, NULL)   # logs go to the main queue, served by poll
-        if self._oauth_background:
-            error = rd_kafka_sasl_background_callbacks_enable(self._rk)
-            if error != NULL:
-                rd_kafka_error_destroy(error)
-            self._await_oauth_token()
+        if self._oauth_first_token:
+            self._await_oauth_token(rd_kafka_queue_get_sasl(self._rk))
         return 0
 
-    cdef int _await_oauth_token(self) except -1:
-        """Wait (GIL-free, in 10 ms steps) until oauth_cb has set the first token; after 10
-        seconds raise confluent-kafka's SASL_AUTHENTICATION_FAILED error."""
-        cdef int waited_ms = 0
-        while not self._oauth_token_set and waited_ms < _OAUTH_FIRST_TOKEN_MS:
-            with nogil:
-                usleep(10000)
-            waited_ms += 10
-            PyErr_CheckSignals()
-        if not self._oauth_token_set:
-            raise KafkaException(KafkaError(
-                _ERR_SASL_AUTHENTICATION_FAILED,
-                "OAuth token not set within %d seconds timeout" % (_OAUTH_FIRST_TOKEN_MS // 1000)))
+    cdef int _await_oauth_token(self, rd_kafka_queue_t *saslq) except -1:
+        """Construction with OAUTHBEARER: serve the SASL queue (the token refreshes librdkafka
+        asks for) on this thread, waiting GIL-free in chunks, until oauth_cb has set the first
+        token; then forward that queue to the main one, so that later refreshes are served
+        inside poll(), flush(), consume() and close() like every other callback (a consumer's
+        main queue is forwarded to the one it polls). Without a token after 10 seconds raise
+        confluent-kafka's SASL_AUTHENTICATION_FAILED error, from the last exception oauth_cb
+        raised. Takes ownership of ``saslq``.
+
+        The refresh op is served through its own callback (_oauth_trampoline), which keeps an
+        exception without rd_kafka_yield(): librdkafka then destroys the op itself."""
+        cdef rd_kafka_queue_t *mainq
+        cdef int wait
+        cdef double deadline = _monotonic() + _OAUTH_FIRST_TOKEN_MS / 1000.0
+        last = None
+        if saslq == NULL:
+            return 0
+        try:
+            while not self._oauth_token_set:
+                wait = _chunk_ms(deadline)
+                if wait == 0:
+                    break
+                with nogil:
+                    rd_kafka_queue_poll_callback(saslq, wait)
+                if self._exc is not None:
+                    last, self._exc = self._exc, None
+                    if not isinstance(last, Exception):
+                        raise last      # KeyboardInterrupt, SystemExit: at once
+                PyErr_CheckSignals()
+            if not self._oauth_token_set:
+                raise KafkaException(KafkaError(
+                    _ERR_SASL_AUTHENTICATION_FAILED,
+                    "OAuth token not set within %d seconds timeout"
+                    % (_OAUTH_FIRST_TOKEN_MS // 1000))) from last
+            mainq = rd_kafka_queue_get_main(self._oauth_rk)
+            rd_kafka_queue_forward(saslq, mainq)
+            rd_kafka_queue_destroy(mainq)
+        finally:
+            rd_kafka_queue_destroy(saslq)
         return 0
 
     cdef inline int _ensure_open(self, bint handle_call=False) except -1:
@@ -387,6 +418,7 @@ cdef class _Handle:
                                               len(flat), errstr, sizeof(errstr)):
                 raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__INVALID_ARG, _cstr(errstr)))
             self._oauth_token_set = True
+            self._oauth_rk = rk
         except BaseException as exc:
             # (never an empty reason: librdkafka ignores that failure and would not retry)
             rd_kafka_oauthbearer_set_token_failure(
@@ -580,9 +612,8 @@ cdef class _Handle:
             self._destroy()
 
 
-# -- trampolines: the C callbacks librdkafka calls from inside a serving call on our thread
-# (_oauth_trampoline, with OAUTHBEARER, on librdkafka's background thread); each hands over to
-# the handle's _serve_* method --
+# -- trampolines: the C callbacks librdkafka calls from inside a serving call on our thread;
+# each hands over to the handle's _serve_* method --
 
 cdef void _error_trampoline(rd_kafka_t *rk, int err, const char *reason,
                             void *opaque) noexcept with gil:
@@ -631,18 +662,12 @@ cdef void _log_trampoline(const rd_kafka_t *rk, int level, const char *fac,
 
 
 cdef void _oauth_trampoline(rd_kafka_t *rk, const char *config, void *opaque) noexcept with gil:
-    # On the background thread this may run while the handle is being freed: look at the flag
-    # through the borrowed pointer before taking a reference to the object.
-    if (<_Handle>opaque)._callbacks_off:
-        return
     cdef _Handle h = <_Handle>opaque
+    if h._callbacks_off:
+        return
     try:
         h._serve_oauth(rk, config)
     except BaseException as exc:
-        if h._oauth_background:
-            # As confluent-kafka: on the background thread nobody can receive the exception;
-            # librdkafka has the failure (_serve_oauth set it) and retries the refresh.
-            return
         # Kept without rd_kafka_yield(): the token refresh reaches us as an op with its own
         # callback, and librdkafka (2.15.1) never frees such an op when its callback yields
         # (rd_kafka_op_call answers YIELD, nobody destroys the op; found by `make asan`). The

@@ -4,7 +4,7 @@
 from cpython.buffer cimport PyBuffer_Release
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from cpython.ref cimport Py_DECREF, Py_INCREF
+from cpython.ref cimport Py_DECREF, Py_INCREF, Py_REFCNT
 from libc.stdint cimport int32_t, int64_t
 
 from includes.rdkafka cimport (
@@ -103,9 +103,9 @@ cdef class Producer(_Handle):
     ``Producer(conf)``, ``Producer(conf, **kwargs)`` or ``Producer(**kwargs)`` with librdkafka
     properties plus ``on_delivery``, ``delivery.report.only.error``, ``error_cb``, ``stats_cb``,
     ``throttle_cb``, ``oauth_cb``, ``logger``. Delivery reports and all callbacks are served only
-    inside ``poll()``, ``flush()`` and ``close()``, on the calling thread, but ``oauth_cb`` with
-    OAUTHBEARER: as confluent-kafka's, it runs on librdkafka's background thread and
-    construction waits (up to 10 seconds) for its first token.
+    inside ``poll()``, ``flush()`` and ``close()``, on the calling thread. With OAUTHBEARER,
+    construction also calls ``oauth_cb`` (on the constructing thread) and, as confluent-kafka's,
+    returns once it has set the first token (KafkaException after 10 seconds without one).
     """
     def __init__(self, *args, **kwargs):
         if self._rk != NULL:
@@ -320,6 +320,7 @@ cdef class Producer(_Handle):
         cdef size_t n, i
         cdef int count = 0
         cdef Message m
+        cdef Message spare = None   # the last report's Message, when the callback kept no reference
         cdef list ready = None      # DeliveryFutures resolved here with done-callbacks to run
         try:
             while True:
@@ -340,7 +341,8 @@ cdef class Producer(_Handle):
                     if cb is None or (self._dr_only_error
                                       and rkm.err == RD_KAFKA_RESP_ERR_NO_ERROR):
                         continue
-                    m = _message_from_c(rkm, self._names, True)
+                    m = _report_into(spare, rkm, self._names)
+                    spare = None
                     if self._exc is not None:
                         self._pending.append((cb, m))   # served by the next poll()/flush()
                         continue
@@ -348,6 +350,11 @@ cdef class Producer(_Handle):
                         cb(m._error, m)
                     except BaseException as exc:
                         self._stash(exc)
+                        continue
+                    # Only this frame refers to it (Message has no weak references, and one
+                    # the callback kept, in a list or a closure, counts): refill it next time.
+                    if Py_REFCNT(m) == 1:
+                        spare = m
         finally:
             if ready is not None:
                 _fut_dispatch(ready)

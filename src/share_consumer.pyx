@@ -55,7 +55,7 @@ from includes.rdkafka_share cimport (
     rd_kafka_share_partition_offsets_partition,
     rd_kafka_share_partition_offsets_t,
     rd_kafka_share_poll,
-    rd_kafka_share_sasl_background_callbacks_enable,
+    rd_kafka_share_queue_get_sasl,
     rd_kafka_share_sasl_set_credentials,
     rd_kafka_share_set_acknowledgement_commit_cb,
     rd_kafka_share_set_log_queue,
@@ -181,10 +181,9 @@ cdef class ShareConsumer(_Handle):
         if self._logger is not None:
             # logs go to the queue poll()/commit_*() serve
             _share_check_error(rd_kafka_share_set_log_queue(self._rkshare, NULL))
-        if self._oauth_background:
-            # oauth_cb on librdkafka's background thread; the first token before returning
-            _share_check_error(rd_kafka_share_sasl_background_callbacks_enable(self._rkshare))
-            self._await_oauth_token()
+        if self._oauth_first_token:
+            # serves oauth_cb here until the first token is set, as Producer's construction
+            self._await_oauth_token(rd_kafka_share_queue_get_sasl(self._rkshare))
 
     def __dealloc__(self):
         cdef rd_kafka_share_t *rkshare = self._rkshare

@@ -357,6 +357,27 @@ cdef Message _message_from_c(const rd_kafka_message_t *rkm, _TopicNames names, b
     return m
 
 
+cdef Message _report_into(Message spare, const rd_kafka_message_t *rkm, _TopicNames names):
+    """A delivery report's Message: ``spare``, the Message of an earlier report that nothing
+    refers to any more (the caller checked its reference count), refilled from ``rkm``; or a
+    new one when ``spare`` is None. Saves the object's deallocation and allocation per report."""
+    cdef _MsgFields f
+    if spare is None:
+        return _message_from_c(rkm, names, True)
+    _fields_from_c(&f, rkm, True)
+    if PyObject_GC_IsTracked(spare):    # a set_*() of the callback put it under the collector
+        PyObject_GC_UnTrack(spare)
+    spare._topic = names.get(rkm.rkt) if rkm.rkt != NULL else None
+    spare._value = _payload(rkm.payload, rkm.len)
+    spare._key = _payload(rkm.key, rkm.key_len)
+    spare._headers = None
+    spare._error = _kafka_error(rkm.err) if rkm.err else None
+    spare._partition, spare._offset, spare._leader_epoch = f.partition, f.offset, f.leader_epoch
+    spare._tstype, spare._timestamp, spare._latency_us = f.tstype, f.timestamp, f.latency_us
+    spare._delivery_count = -1
+    return spare
+
+
 @cython.binding(False)
 cdef class TopicPartition:
     """A topic partition, optionally with an offset, commit metadata and leader epoch."""

@@ -246,6 +246,9 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     void rd_kafka_queue_yield(rd_kafka_queue_t *rkqu)
     rd_kafka_resp_err_t rd_kafka_set_log_queue(rd_kafka_t *rk, rd_kafka_queue_t *rkqu)
     rd_kafka_error_t *rd_kafka_sasl_background_callbacks_enable(rd_kafka_t *rk)
+    rd_kafka_queue_t *rd_kafka_queue_get_sasl(rd_kafka_t *rk)
+    void rd_kafka_queue_forward(rd_kafka_queue_t *src, rd_kafka_queue_t *dst)
+    int rd_kafka_queue_poll_callback(rd_kafka_queue_t *rkqu, int timeout_ms)
 
     int64_t RD_KAFKA_OFFSET_BEGINNING
     int64_t RD_KAFKA_OFFSET_END

@@ -73,6 +73,7 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     rd_kafka_error_t *rd_kafka_share_destroy(rd_kafka_share_t *rkshare)
     rd_kafka_error_t *rd_kafka_share_destroy_flags(rd_kafka_share_t *rkshare, int flags)
     rd_kafka_error_t *rd_kafka_share_sasl_background_callbacks_enable(rd_kafka_share_t *rkshare)
+    rd_kafka_queue_t *rd_kafka_share_queue_get_sasl(rd_kafka_share_t *rkshare)
     rd_kafka_error_t *rd_kafka_share_set_log_queue(rd_kafka_share_t *rkshare,
                                                    rd_kafka_queue_t *rkqu)
     rd_kafka_error_t *rd_kafka_share_sasl_set_credentials(rd_kafka_share_t *rkshare,

@@ -8,6 +8,7 @@ import logging
 import re
 import sys
 import threading
+import time
 import traceback
 
 import pytest
@@ -23,6 +24,26 @@ unreachable = functools.partial(support.unreachable, **{"reconnect.backoff.ms": 
 
 class Boom(Exception):
     pass
+
+
+def oauth_conf(**extra):
+    return unreachable(**{"security.protocol": "SASL_PLAINTEXT",
+                          "sasl.mechanisms": "OAUTHBEARER",
+                          "sasl.oauthbearer.config": "scope=test principal=me"}, **extra)
+
+
+def first_token_then(refresh):
+    """An oauth_cb whose first call (served by construction) sets a token that librdkafka
+    wants refreshed within about two seconds, and whose later calls are ``refresh``."""
+    calls = []
+
+    def oauth_cb(config):
+        calls.append((config, threading.get_ident()))
+        if len(calls) == 1:
+            return "token", time.time() + 2.0     # refreshed at 80% of its lifetime
+        return refresh(config)
+
+    return oauth_cb, calls
 
 
 def from_callback(exc, func):
@@ -385,8 +406,70 @@ def test_consumer_logger_receives_records():
 
 
 # -- oauth_cb --
-# With OAUTHBEARER it runs on librdkafka's background thread, as confluent-kafka's does, and
-# construction waits for the first token: tests/unit/test_parity_oauth.py.
+# With OAUTHBEARER construction serves the first token (tests/unit/test_parity_oauth.py); the
+# refreshes after it are served like every other callback.
+
+
+@pytest.mark.parametrize("client,call", [("producer", "poll"), ("producer", "flush"),
+                                         ("consumer", "poll"), ("consumer", "consume")])
+def test_oauth_cb_refresh_served_in_the_call(client, call):
+    oauth_cb, calls = first_token_then(lambda config: ("token", time.time() + 300, "me",
+                                                       {"ext": "v"}))
+    if client == "producer":
+        h = Producer(oauth_conf(oauth_cb=oauth_cb))
+        if call == "flush":
+            h.produce("t", b"x")
+    else:
+        h = Consumer(oauth_conf(oauth_cb=oauth_cb, **{"group.id": "g"}))
+    me = threading.get_ident()
+    assert calls == [("scope=test principal=me", me)]       # construction's
+    if call == "consume":
+        served = wait_until(lambda: len(calls) > 1, lambda: h.consume(1, 0.2))
+    else:
+        served = wait_until(lambda: len(calls) > 1, lambda: getattr(h, call)(0.2))
+    assert served
+    assert calls[1:] == [("scope=test principal=me", me)]  # served by this thread's call
+    if client == "producer":
+        h.purge()
+        h.close(0)
+    else:
+        h.close()
+
+
+@pytest.mark.parametrize("client,call", [("producer", "poll"), ("producer", "flush"),
+                                         ("consumer", "poll"), ("consumer", "consume")])
+def test_oauth_cb_raising(client, call):
+    def refresh(config):
+        raise Boom(config)
+
+    oauth_cb, calls = first_token_then(refresh)
+    if client == "producer":
+        h = Producer(oauth_conf(oauth_cb=oauth_cb))
+        if call == "flush":
+            h.produce("t", b"x")
+    else:
+        h = Consumer(oauth_conf(oauth_cb=oauth_cb, **{"group.id": "g"}))
+    with pytest.raises(Boom) as ei:
+        if call == "consume":
+            call_until_raises(lambda: h.consume(1, 0.2))
+        else:
+            call_until_raises(lambda: getattr(h, call)(0.2))
+    assert ei.value.args == ("scope=test principal=me",)
+    assert from_callback(ei.value, refresh)
+    if client == "producer":
+        h.purge()
+        h.close(0)
+    else:
+        h.close()
+
+
+def test_oauth_cb_bad_return_value():
+    oauth_cb, calls = first_token_then(lambda config: "not a tuple")
+    p = Producer(oauth_conf(oauth_cb=oauth_cb))
+    with pytest.raises(TypeError, match="oauth_cb must return"):
+        call_until_raises(lambda: p.poll(0.2))
+    assert len(calls) == 2
+    p.close(0)
 
 
 # -- on_commit --

@@ -1,7 +1,8 @@
-"""oauth_cb with SASL OAUTHBEARER, side by side with confluent-kafka: each client calls it on
-librdkafka's background thread, construction returns once it has set the first token (or raises
-SASL_AUTHENTICATION_FAILED after 10 seconds without one), and the token is refreshed before it
-expires without any poll()."""
+"""oauth_cb with SASL OAUTHBEARER, side by side with confluent-kafka: construction returns once
+it has set the first token (or raises SASL_AUTHENTICATION_FAILED after 10 seconds without one),
+and the token is refreshed before it expires while the application polls. Ours calls oauth_cb
+only on the application's threads (construction's, then the one in poll() and the others);
+confluent-kafka's on librdkafka's background thread."""
 
 import importlib
 import threading
@@ -10,6 +11,7 @@ import time
 import pytest
 
 from tests.support.parity import Raises, same
+from tests.support.waiting import wait_until
 
 CONFIG = "scope=test principal=me"
 
@@ -35,6 +37,14 @@ def close(client):
         client.close()
 
 
+def poll_once(client, kind):
+    """One short serving call: the share consumer's poll() needs a subscription."""
+    if kind == "share_consumer" and not client.subscription():
+        client.subscribe(["oauth-topic"])
+    client.poll(0.2)
+
+
+
 @pytest.mark.parametrize("kind", ["producer", "consumer", "share_consumer", "admin"])
 def test_construction_waits_for_the_first_token(kind):
     def scenario(m):
@@ -46,12 +56,25 @@ def test_construction_waits_for_the_first_token(kind):
 
         client = make(m, kind, oauth_conf(oauth_cb))
         try:
-            # called once, before the constructor returned, and not on this thread
-            return [(config, thread != threading.get_ident()) for config, thread in calls]
+            return [config for config, thread in calls]   # once, before construction returned
         finally:
             close(client)
 
-    same(scenario, [(CONFIG, True)])
+    same(scenario, [CONFIG])
+
+
+@pytest.mark.parametrize("kind", ["producer", "consumer", "share_consumer", "admin"])
+def test_construction_calls_oauth_cb_on_its_own_thread(kind):
+    import confluent_binding
+
+    threads = []
+
+    def oauth_cb(config):
+        threads.append(threading.get_ident())
+        return "token", time.time() + 300
+
+    close(make(confluent_binding, kind, oauth_conf(oauth_cb)))
+    assert threads == [threading.get_ident()]
 
 
 @pytest.mark.parametrize("returns", ["raises", "not a tuple"])
@@ -65,24 +88,90 @@ def test_construction_fails_without_a_token(returns):
          Raises("KafkaException", "OAuth token not set within 10 seconds timeout", code=58))
 
 
-def test_token_refreshed_without_poll():
+def test_construction_failure_is_raised_from_oauth_cb_exception():
+    """Ours: the last exception oauth_cb raised during construction is the timeout's cause."""
+    import confluent_binding
+
+    def oauth_cb(config):
+        raise ValueError("no token for " + config)
+
+    with pytest.raises(confluent_binding.KafkaException) as ei:
+        make(confluent_binding, "consumer", oauth_conf(oauth_cb))
+    assert ei.value.args[0].code() == confluent_binding.KafkaError.SASL_AUTHENTICATION_FAILED
+    assert isinstance(ei.value.__cause__, ValueError)
+    assert ei.value.__cause__.args == ("no token for " + CONFIG,)
+
+
+@pytest.mark.parametrize("kind", ["producer", "consumer", "share_consumer", "admin"])
+def test_token_refreshed_while_polling(kind):
     def scenario(m):
         calls = []
-        refreshed = threading.Event()
 
         def oauth_cb(config):
             calls.append(config)
-            if len(calls) > 1:
-                refreshed.set()
             return "token", time.time() + 2.0     # refreshed at 80% of its lifetime
 
-        client = make(m, "producer", oauth_conf(oauth_cb))
+        client = make(m, kind, oauth_conf(oauth_cb))
         try:
-            return refreshed.wait(15)
+            return wait_until(lambda: len(calls) > 1, lambda: poll_once(client, kind),
+                              timeout=15)
         finally:
             close(client)
 
     same(scenario, True)
+
+
+@pytest.mark.parametrize("kind", ["producer", "consumer", "share_consumer", "admin"])
+def test_refresh_served_inside_poll_on_the_calling_thread(kind):
+    """Ours: a refresh is served by poll() on the thread that polls, here a thread other than
+    the one that constructed the client; nothing refreshes the token while nobody polls."""
+    import confluent_binding
+
+    threads = []
+
+    def oauth_cb(config):
+        threads.append(threading.get_ident())
+        return "token", time.time() + 1.0     # due for a refresh after 0.8 s
+
+    client = make(confluent_binding, kind, oauth_conf(oauth_cb))
+    try:
+        assert threads == [threading.get_ident()]
+        result = {}
+
+        def poller():
+            result["ident"] = threading.get_ident()
+            result["served"] = wait_until(lambda: len(threads) > 1,
+                                          lambda: poll_once(client, kind), timeout=15)
+
+        worker = threading.Thread(target=poller)
+        worker.start()
+        worker.join()
+        assert result["served"]
+        assert threads[1:] == [result["ident"]] * (len(threads) - 1)
+    finally:
+        close(client)
+
+
+def test_refresh_not_served_without_a_serving_call():
+    """Ours: librdkafka asks for a refresh, but oauth_cb runs only once the application polls."""
+    import confluent_binding
+
+    threads = []
+
+    def oauth_cb(config):
+        threads.append(threading.get_ident())
+        return "token", time.time() + 1.0
+
+    client = make(confluent_binding, "producer", oauth_conf(oauth_cb))
+    try:
+        # An absence, so watched for a while: within these 3 s librdkafka's refresh timer (it
+        # looks every second) queues the refresh, and nothing may serve it.
+        time.sleep(3)
+        assert threads == [threading.get_ident()]
+        assert wait_until(lambda: len(threads) > 1, lambda: client.poll(0.2), timeout=15)
+        assert set(threads) == {threading.get_ident()}
+    finally:
+        close(client)
 
 
 def test_without_oauthbearer_construction_does_not_wait():
@@ -95,3 +184,16 @@ def test_without_oauthbearer_construction_does_not_wait():
                                     "oauth_cb": lambda config: ("t", time.time() + 300)})
     assert time.monotonic() - start < 5
     p.close()
+
+
+def test_keyboard_interrupt_in_oauth_cb_ends_construction_at_once():
+    """Ours: a KeyboardInterrupt raised by oauth_cb is not waited out for 10 seconds."""
+    import confluent_binding
+
+    def oauth_cb(config):
+        raise KeyboardInterrupt
+
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        make(confluent_binding, "producer", oauth_conf(oauth_cb))
+    assert time.monotonic() - start < 5
