@@ -2,7 +2,8 @@
 # already checked by confluent_binding.admin, sent with a private result queue; the client's
 # result thread waits on that queue without the GIL (_serve_results) and completes each request's
 # concurrent.futures.Future. error_cb, stats_cb and logger events stay on the main queue and are
-# served by poll(); with OAUTHBEARER construction serves oauth_cb until the first token (handle.pyx).
+# served by poll(); with OAUTHBEARER, construction serves oauth_cb until the first token
+# (handle.pyx).
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from libc.stdint cimport int32_t, intptr_t
