@@ -248,7 +248,8 @@ bench-columnar: bench-setup
 	  --clients confluent_binding,confluent_kafka,rdkafka_performance \
 	  --out-dir bench/results/columnar $(ARGS)
 
-# Spark: the cbkafka source vs Spark's built-in Kafka connector (bench/spark_kafka.py).
+# Spark: the cbkafka source and sink vs Spark's built-in Kafka connector, read and write, in
+# local[2] and on a standalone cluster (bench/spark_kafka.py; e.g. ARGS="--rows 10000000 --local").
 bench-spark: bench-setup
 	$(PY) bench/spark_kafka.py $(ARGS)
 
