@@ -24,21 +24,8 @@ mapfile -t CLAIMED < <(grep -o 'Programming Language :: Python :: 3\.[0-9]*"' py
 WANTED=("$@")
 [ ${#WANTED[@]} -gt 0 ] || WANTED=("${CLAIMED[@]}")
 
-find_python() {  # X.Y -> the path of a GIL-enabled CPython X.Y, or nothing
-  local want=$1 found="" dir
-  local root=${PYENV_ROOT:-$HOME/.pyenv}
-  if [ -d "$root/versions" ]; then
-    dir=$(find "$root/versions" -mindepth 1 -maxdepth 1 -name "$want.*" -printf '%f\n' \
-      | grep -E "^${want//./\\.}\.[0-9]+$" | sort -V | tail -1 || true)
-    [ -z "$dir" ] || found=$root/versions/$dir/bin/python$want
-  fi
-  [ -n "$found" ] && [ -x "$found" ] || found=$(command -v "python$want" || true)
-  [ -n "$found" ] || return 0
-  "$found" -c "import sys, sysconfig
-sys.exit(sys.version_info[:2] != tuple(map(int, '$want'.split('.')))
-         or bool(sysconfig.get_config_var('Py_GIL_DISABLED')))" 2>/dev/null && echo "$found"
-  return 0
-}
+# shellcheck source=tests/support/pythons.sh
+source "$ROOT/tests/support/pythons.sh"   # find_python X.Y
 
 # pytest's JUnit report -> "P passed, F failed, S skipped"
 summarise() {
