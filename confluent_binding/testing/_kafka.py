@@ -40,7 +40,7 @@ from ._node import (
     listener_names,
     new_cluster_id,
 )
-from ._topics import KafkaClusterError
+from ._topics import KafkaClusterError, TopicAdmin
 
 __all__ = ["KafkaCluster"]
 
@@ -209,6 +209,11 @@ class KafkaCluster(Listeners, _process.Launcher):
     def leader(self, topic: str, partition: int) -> int:
         """Node id of the partition's leader now (-1 while it has none)."""
         return self.metadata([topic]).topics[topic].partitions[partition].leader
+
+    def _metadata_views(self) -> Sequence[TopicAdmin]:
+        if len(self._nodes) == 1:
+            return (self,)
+        return [n for n in self._nodes if n.is_running and not n.process.is_paused]
 
     def _single(self) -> Optional[KafkaNode]:
         return self._nodes[0] if len(self._nodes) == 1 else None

@@ -85,6 +85,21 @@ class ServerProcess:
         return self.proc is not None and self.proc.poll() is None
 
     @property
+    def is_paused(self) -> bool:
+        """Stopped by :meth:`pause` (or any SIGSTOP) and not yet resumed."""
+        return self.is_running and self._state() in ("T", "t")
+
+    def _state(self) -> Optional[str]:
+        # the process state letter from Linux's /proc, None once the process is gone
+        if self.proc is None:
+            return None
+        try:
+            text = Path("/proc/%d/stat" % self.proc.pid).read_text()
+            return text.rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return None
+
+    @property
     def returncode(self) -> Optional[int]:
         return self.proc.returncode if self.proc is not None else None
 
@@ -171,15 +186,11 @@ class ServerProcess:
             raise self.error("%s is not running" % self.name)
         assert self.proc is not None
         self.proc.send_signal(sig)
-        # the signal is delivered asynchronously: wait for the state it causes (Linux /proc)
-        stat = Path("/proc/%d/stat" % self.proc.pid)
+        # the signal is delivered asynchronously: wait for the state it causes
         deadline = time.monotonic() + timeout
-        while stat.exists():
-            try:
-                state = stat.read_text().rsplit(")", 1)[1].split()[0]
-            except (OSError, IndexError):
-                return
-            if (state in ("T", "t")) == stopped:
+        while True:
+            state = self._state()
+            if state is None or (state in ("T", "t")) == stopped:
                 return
             if time.monotonic() >= deadline:
                 raise self.error("%s still in state %s after signal %d"

@@ -3,6 +3,7 @@ offers, and :class:`ExternalKafkaCluster` (a cluster someone else runs)."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence
 
@@ -44,6 +45,18 @@ class TopicAdmin:
 
         return AdminClient(self.client_config(**extra))
 
+    def _metadata_views(self) -> Sequence["TopicAdmin"]:
+        """Whose metadata must show a topic before :meth:`create_topic` returns (and no longer
+        show it before :meth:`delete_topic` returns): in a cluster every broker learns of topics
+        from the controller in its own time, and a client may ask any of them."""
+        return (self,)
+
+    @contextlib.contextmanager
+    def _view_admins(self, first: Any) -> Any:
+        with contextlib.ExitStack() as stack:
+            yield [first] + [stack.enter_context(v.admin_client())
+                             for v in self._metadata_views() if v is not self]
+
     def metadata(self, topics: Optional[Sequence[str]] = None, timeout: float = 10) -> Any:
         """:class:`~confluent_binding.admin.ClusterMetadata` of the whole cluster, or of the one
         topic in ``topics``."""
@@ -66,7 +79,7 @@ class TopicAdmin:
         from ..admin import KafkaError, KafkaException, NewTopic
 
         deadline = time.monotonic() + timeout
-        with self.admin_client() as a:
+        with self.admin_client() as a, self._view_admins(a) as views:
             fut = a.create_topics(
                 [NewTopic(name, partitions, replication_factor, config=dict(config or {}))],
                 request_timeout=timeout, operation_timeout=timeout)[name]
@@ -78,7 +91,7 @@ class TopicAdmin:
                     raise
                 expected = None  # it was there before: however many partitions it has
             wait_for(deadline, "topic %r to have its partitions' leaders" % name,
-                     lambda: _leaders_ready(a, name, expected))
+                     lambda: all(_leaders_ready(v, name, expected) for v in views))
         return name
 
     def delete_topic(self, name: str, timeout: float = 30, missing_ok: bool = True) -> None:
@@ -86,7 +99,7 @@ class TopicAdmin:
         from ..admin import KafkaError, KafkaException
 
         deadline = time.monotonic() + timeout
-        with self.admin_client() as a:
+        with self.admin_client() as a, self._view_admins(a) as views:
             try:
                 a.delete_topics([name], request_timeout=timeout,
                                 operation_timeout=timeout)[name].result(timeout)
@@ -95,8 +108,8 @@ class TopicAdmin:
                     raise
 
             def gone() -> bool:
-                return name not in a.list_topics(
-                    timeout=max(deadline - time.monotonic(), 1)).topics
+                return all(name not in v.list_topics(
+                    timeout=max(deadline - time.monotonic(), 1)).topics for v in views)
             wait_for(deadline, "topic %r to disappear" % name, gone)
 
     def topic_partitions(self, name: str) -> Optional[int]:

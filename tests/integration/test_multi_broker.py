@@ -65,6 +65,9 @@ def test_three_nodes_one_quorum_replicated_topics(cluster):
     p = kafka.Producer(cluster.client_config(log_level=0))
     parts = p.list_topics(topic, timeout=10).topics[topic].partitions
     p.close()
+    # create_topic returns once every broker's metadata shows the topic, whichever one a new
+    # client asks
+    assert sorted(parts) == list(range(6))
     for pm in parts.values():
         assert sorted(pm.replicas) == [1, 2, 3] and sorted(pm.isrs) == [1, 2, 3]
     # leadership is spread over the brokers
