@@ -425,6 +425,17 @@ cdef class Producer(_Handle):
             PyErr_CheckSignals()
         return rd_kafka_outq_len(rk)
 
+    def _send_now(self, timeout):
+        """For a thread beside the one that serves reports: the brokers send what is queued at
+        once, ignoring ``linger.ms``, until every message's report is served or ``timeout``
+        seconds passed. Serves nothing (reports are events on the client's own queue)."""
+        self._ensure_open()
+        cdef int tmout = _timeout_ms(timeout)
+        cdef rd_kafka_t *rk = self._rk
+        with self._blocking:
+            with nogil:
+                rd_kafka_flush(rk, tmout)
+
     def purge(self, bint in_queue=True, bint in_flight=True, bint blocking=True):
         """Purge queued and/or in-flight messages; their reports (with _PURGE_QUEUE /
         _PURGE_INFLIGHT) are served by the next poll()/flush()."""

@@ -19,6 +19,7 @@ from ._engine import (
 __all__ = ["AIOProducer"]
 
 _CLOSED = "Producer has been closed"
+_HURRY_PIECE = 0.5      # seconds a thread spends in librdkafka's flush call at a time
 
 
 def _settle(fut, on_delivery, err, msg):
@@ -140,10 +141,23 @@ class AIOProducer(HandleCalls):
         self._check_open()
         deadline = Deadline(self._loop, timeout)
         self._serve()
-        while len(self._producer) and not deadline.passed():
-            await self._wakeup.wait(deadline.left())
-            self._check_open()
-            self._serve()
+        hurry = None
+        try:
+            while len(self._producer) and not deadline.passed():
+                if hurry is None or hurry.done():
+                    # librdkafka ignores linger.ms only while a thread is inside its flush
+                    # call: one waits there in short pieces, while the loop serves the reports
+                    if hurry is not None and not hurry.cancelled():
+                        hurry.exception()       # closed meanwhile: _check_open() says so
+                    hurry = self._loop.run_in_executor(
+                        _waiter_threads(), self._producer._send_now, _HURRY_PIECE)
+                left = deadline.left()
+                await self._wakeup.wait(_HURRY_PIECE if left is None else min(left, _HURRY_PIECE))
+                self._check_open()
+                self._serve()
+        finally:
+            if hurry is not None and not hurry.done():
+                hurry.cancel()      # the thread's piece ends on its own, within _HURRY_PIECE
         return len(self._producer)
 
     async def purge(self, in_queue=True, in_flight=True, blocking=True):

@@ -162,6 +162,21 @@ def ticking():
     return asyncio.ensure_future(ticker()), ticks
 
 
+async def test_flush_sends_at_once_whatever_linger_ms_says(kafka_cluster, make_topic):
+    # as the sync flush() and confluent-kafka's AIOProducer.flush(): messages waiting for their
+    # linger go out at once
+    topic = make_topic(partitions=1)
+    producer = AIOProducer(kafka_cluster.client_config(**{"linger.ms": 60_000}))
+    for rnd in range(3):
+        futs = [await producer.produce(topic, b"v%d-%d" % (rnd, i)) for i in range(50)]
+        assert await producer.flush(60) == 0
+        assert [f.result().offset() for f in futs] == list(range(rnd * 50, rnd * 50 + 50))
+    # close() flushes the same way: the last message is delivered, not purged
+    last = await producer.produce(topic, b"last")
+    await producer.close()
+    assert last.result().offset() == 150 and last.result().value() == b"last"
+
+
 async def test_poll_timeout_is_a_loop_timer(kafka_cluster, make_topic):
     topic = make_topic(partitions=1)
     consumer = AIOConsumer(consumer_conf(kafka_cluster))

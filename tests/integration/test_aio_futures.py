@@ -14,6 +14,8 @@ import pytest
 import confluent_binding as kafka
 from confluent_binding.aio import AIOConsumer, AIOProducer, DeliveryFuture
 
+from tests.support import unreachable
+
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio]
 
 request_id = contextvars.ContextVar("request_id", default=None)
@@ -224,13 +226,13 @@ async def test_10k_concurrent_tasks_on_the_compiled_path(kafka_cluster, make_top
     await producer.close()
 
 
-async def test_close_while_tasks_await_delivery_or_room(kafka_cluster, make_topic):
+async def test_close_while_tasks_await_delivery_or_room():
     """close() that does not finish (here: cut short by a timeout) frees the producer: tasks
     awaiting delivery get a KafkaException (_PURGE_QUEUE), tasks waiting for room in the local
-    queue a RuntimeError; nothing waits forever."""
-    topic = make_topic(partitions=1)
-    producer = AIOProducer(kafka_cluster.client_config(**{
-        "linger.ms": 60_000, "queue.buffering.max.messages": 5}))
+    queue a RuntimeError; nothing waits forever. (Its broker refuses connections, so that
+    close() cannot deliver them.)"""
+    topic = "unreachable-" + uuid.uuid4().hex[:8]
+    producer = AIOProducer(unreachable(**{"queue.buffering.max.messages": 5}))
 
     async def deliver(i):
         return await (await producer.produce(topic, b"%d" % i))

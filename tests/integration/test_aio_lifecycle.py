@@ -27,9 +27,9 @@ def test_loop_shutdown_frees_live_clients_with_a_resource_warning(kafka_cluster,
     async def main():
         # held from outside the loop: garbage collection never frees these two
         p = kept["producer"] = AIOProducer(kafka_cluster.client_config(**{"linger.ms": 60_000}))
-        delivered = await (await p.produce(topic, value=b"first", partition=0))
-        kept["first"] = delivered
-        await p.flush()
+        first = await p.produce(topic, value=b"first", partition=0)
+        await p.flush()         # sends at once, whatever linger.ms says
+        kept["first"] = first.result()
         p._producer.purge()     # nothing queued now; the next messages wait out the linger
         kept["queued"] = [await p.produce(topic, value=b"q%d" % i, partition=0)
                           for i in range(3)]
