@@ -10,6 +10,7 @@ Bootstrap servers default to $KAFKA_BOOTSTRAP_SERVERS, else localhost:9092.
 import argparse
 import os
 import sys
+import time
 
 from confluent_binding import Consumer, KafkaException
 
@@ -33,11 +34,17 @@ def main():
     consumer.subscribe([args.topic],
                        on_assign=lambda c, parts: print(f"assigned {len(parts)} partitions"))
     processed = 0
+    last_arrival = time.monotonic()
     try:
         while processed < args.count:
-            batch = consumer.consume(num_messages=100, timeout=args.timeout)
+            # consume() returns once it has num_messages or its timeout passed: ask for no more
+            # than is left, and wait a second at a time
+            batch = consumer.consume(num_messages=min(100, args.count - processed), timeout=1.0)
             if not batch:
-                break                       # nothing arrived for the timeout
+                if time.monotonic() - last_arrival > args.timeout:
+                    break                   # nothing arrived for the timeout
+                continue
+            last_arrival = time.monotonic()
             for msg in batch:
                 if msg.error():
                     raise KafkaException(msg.error())

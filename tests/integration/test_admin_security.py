@@ -125,18 +125,20 @@ def test_invalid_acl_is_rejected_by_the_broker(admin):
     assert info.value.args[0].code() == E.INVALID_REQUEST
 
 
-def _can_log_in(acl_cluster, user, password, mechanism):
+def _logs_in(acl_cluster, user, password, mechanism, expect):
+    """Whether a client with these credentials gets a request through (``expect`` True: it
+    does, a refusal before the broker has applied a new credential is retried) or is refused
+    (``expect`` False: the broker's authentication error arrives, the request does not get
+    through). Returns as soon as the expected outcome shows."""
     errors = []
     a = AdminClient(acl_cluster.sasl_client_config(mechanism, user, password,
                                                    error_cb=errors.append, log_level=0))
     try:
-        try:
-            a.describe_cluster(request_timeout=10).result(20)
-            return True
-        except KafkaException:
-            pass
-        for _ in range(50):
-            if any(e.code() == E._AUTHENTICATION for e in errors):
+        fut = a.describe_cluster(request_timeout=20)
+        for _ in range(150):
+            if fut.done():
+                return fut.exception() is None
+            if not expect and any(e.code() == E._AUTHENTICATION for e in errors):
                 return False
             a.poll(0.2)
         pytest.fail("neither logged in nor refused: %r" % errors)
@@ -159,9 +161,9 @@ def test_scram_upsert_authenticate_delete(admin, acl_cluster):
     everyone = admin.describe_user_scram_credentials().result(30)
     assert {"admin", "alice", user} <= set(everyone)
 
-    assert _can_log_in(acl_cluster, user, password, "SCRAM-SHA-256")
-    assert not _can_log_in(acl_cluster, user, "wrong", "SCRAM-SHA-256")
-    assert not _can_log_in(acl_cluster, user, password, "SCRAM-SHA-512")
+    assert _logs_in(acl_cluster, user, password, "SCRAM-SHA-256", expect=True)
+    assert not _logs_in(acl_cluster, user, "wrong", "SCRAM-SHA-256", expect=False)
+    assert not _logs_in(acl_cluster, user, password, "SCRAM-SHA-512", expect=False)
 
     fs = admin.alter_user_scram_credentials(
         [UserScramCredentialDeletion(user, ScramMechanism.SCRAM_SHA_256)])
@@ -169,7 +171,7 @@ def test_scram_upsert_authenticate_delete(admin, acl_cluster):
     with pytest.raises(KafkaException) as info:
         admin.describe_user_scram_credentials([user])[user].result(30)
     assert info.value.args[0].code() == E.RESOURCE_NOT_FOUND
-    assert not _can_log_in(acl_cluster, user, password, "SCRAM-SHA-256")
+    assert not _logs_in(acl_cluster, user, password, "SCRAM-SHA-256", expect=False)
 
 
 def test_set_sasl_credentials_replaces_a_refused_password(acl_cluster):

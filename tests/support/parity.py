@@ -3,6 +3,7 @@ outcome the test states, what it returned or the exception it raised (type and m
 KafkaException's code and reason), and the two outcomes must be equal."""
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -78,6 +79,17 @@ def same(scenario, expect):
     assert ours == theirs
     _check(expect, ours, "both")
     return ours
+
+
+def same_at_once(scenarios, expect):
+    """``same(scenario, expect)`` for each of ``scenarios``, every run (each scenario on each
+    client) on a thread of its own at once: for scenarios that wait out a fixed timeout."""
+    with ThreadPoolExecutor(2 * len(scenarios)) as pool:
+        runs = [(pool.submit(_outcome, s, peer), pool.submit(_outcome, s, confluent_binding))
+                for s in scenarios]
+        for theirs, ours in runs:
+            assert ours.result() == theirs.result()
+            _check(expect, ours.result(), "both")
 
 
 def _check(expect, outcome, side):
