@@ -44,7 +44,8 @@ class AIOProducer(HandleCalls):
     librdkafka's queue is full it waits for room, served by the loop, instead of raising
     BufferError. Delivery reports and every callback (``error_cb``, ``stats_cb``,
     ``throttle_cb`` may be coroutine functions) are served on the loop thread when librdkafka
-    signals the loop; no thread is started.
+    signals the loop. Only :meth:`flush` (and so :meth:`close`) has a waiter thread sit in
+    librdkafka's flush call, which serves nothing and makes librdkafka send at once.
 
     ``max_workers``, ``executor``, ``batch_size`` and ``buffer_timeout`` are accepted for
     compatibility and unused: there is no thread pool and no Python-side batching (librdkafka
