@@ -374,12 +374,16 @@ class KafkaNode(Listeners):
         return props
 
     def _sasl_properties(self) -> Dict[str, str]:
-        props = {"sasl.enabled.mechanisms": "PLAIN," + ",".join(SCRAM_MECHANISMS)}
+        props = {"sasl.enabled.mechanisms": "PLAIN,OAUTHBEARER," + ",".join(SCRAM_MECHANISMS)}
         plain = "org.apache.kafka.common.security.plain.PlainLoginModule required " + " ".join(
             ['username="admin"', 'password="%s"' % SASL_USERS["admin"]]
             + ['user_%s="%s"' % (u, pw) for u, pw in SASL_USERS.items()]
         ) + ";"
         scram = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+        # OAUTHBEARER with Kafka's unsecured validator: any well-formed JWT with alg "none", a
+        # subject and an "exp" still to come is accepted (clients set tokens with oauth_cb)
+        oauth = ("org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required"
+                 ' unsecuredLoginStringClaim_sub="admin";')
         gssapi = None
         if self.kerberos is not None:
             assert self.keytab is not None
@@ -392,6 +396,7 @@ class KafkaNode(Listeners):
         for listener in [n for n in self._listener_names() if n.startswith("SASL_")]:
             prefix = "listener.name.%s." % listener.lower()
             props[prefix + "plain.sasl.jaas.config"] = plain
+            props[prefix + "oauthbearer.sasl.jaas.config"] = oauth
             for mech in SCRAM_MECHANISMS:
                 props[prefix + mech.lower() + ".sasl.jaas.config"] = scram
             if gssapi is not None:
