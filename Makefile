@@ -129,13 +129,15 @@ docs: $(STAMP_EXT)
 	@echo "docs: build/docs/index.html"
 
 # Lint (rules in pyproject.toml): ruff for the Python, cython-lint for the Cython sources,
-# import-linter for the package's layers and import cycles, mypy over the package.
+# import-linter for the package's layers and import cycles, a source check that the compiled
+# core (src/) imports no module of the package, mypy over the package.
 LINT_PY := confluent_binding tests examples docs setup.py bench pyspark_cbkafka.py
 LINT_CY := $(wildcard src/*.pyx src/includes/*.pxd) confluent_binding/_core.pxd
 lint: $(VENV)/.deps-stamp
 	$(VENV)/bin/ruff check --no-cache $(LINT_PY)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/cython-lint $(LINT_CY)
 	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/python tests/unit/test_core_layering.py
 	$(VENV)/bin/mypy
 
 # One pytest run over tests/ (tests/conftest.py): the unit tests first, the timing-sensitive ones

@@ -8,19 +8,22 @@ from typing import (
     Callable,
     ClassVar,
     Dict,
+    FrozenSet,
     Generator,
+    Iterable,
+    Iterator,
     List,
+    Mapping,
     Optional,
     Sequence,
     Tuple,
     Type,
     Union,
     final,
+    overload,
 )
 
 from typing_extensions import disjoint_base
-
-from .admin._metadata import ClusterMetadata
 
 _HeaderValue = Union[str, bytes, None]
 _Headers = Union[List[Tuple[str, _HeaderValue]], Dict[str, _HeaderValue]]
@@ -252,10 +255,99 @@ class KafkaError(KafkaException):
     _WAIT_COORD: ClassVar[int]
 
 class ThrottleEvent:
+    """A broker's report that it throttled this client (quota); passed to ``throttle_cb``.
+
+    Served by ``poll()``/``flush()`` like every callback, as confluent-kafka's ThrottleEvent.
+    """
     broker_name: str
+    """The throttling broker's ``host:port/id`` name."""
     broker_id: int
+    """The throttling broker's node id."""
     throttle_time: float
+    """How long the broker throttled the client, in seconds."""
     def __init__(self, broker_name: str, broker_id: int, throttle_time: float) -> None: ...
+
+class ClusterMetadata:
+    """Brokers and topics of a cluster, as returned by ``list_topics()``."""
+    cluster_id: Optional[str]
+    """The cluster id, or None when the broker does not tell it."""
+    controller_id: int
+    """The current controller broker's id, or -1."""
+    brokers: Dict[int, BrokerMetadata]
+    """The brokers by id."""
+    topics: Dict[str, TopicMetadata]
+    """The topics by name."""
+    orig_broker_id: int
+    """The id of the broker this metadata came from."""
+    orig_broker_name: Optional[str]
+    """The name of the broker this metadata came from."""
+    def __init__(self) -> None: ...
+
+class BrokerMetadata:
+    """A broker in :class:`ClusterMetadata` (and the broker of a :class:`GroupMetadata`)."""
+    id: int
+    """The broker's node id."""
+    host: Optional[str]
+    """The broker's host name."""
+    port: int
+    """The broker's port."""
+    def __init__(self) -> None: ...
+
+class TopicMetadata:
+    """A topic in :class:`ClusterMetadata`: its partitions and error."""
+    topic: Optional[str]
+    """The topic's name."""
+    partitions: Dict[int, PartitionMetadata]
+    """The topic's partitions by id."""
+    error: Optional[KafkaError]
+    """The broker's error for this topic, or None."""
+    def __init__(self) -> None: ...
+
+class PartitionMetadata:
+    """A partition in :class:`TopicMetadata`: leader, replicas, in-sync replicas, error."""
+    id: int
+    """The partition's id."""
+    leader: int
+    """The leader broker's id, or -1."""
+    replicas: List[int]
+    """The ids of the brokers holding a replica."""
+    isrs: List[int]
+    """The ids of the in-sync replicas."""
+    error: Optional[KafkaError]
+    """The broker's error for this partition, or None."""
+    def __init__(self) -> None: ...
+
+class GroupMember:
+    """A member of a group in list_groups()."""
+    id: Optional[str]
+    """The member id."""
+    client_id: Optional[str]
+    """The member's client id."""
+    client_host: Optional[str]
+    """The member's client host."""
+    metadata: Optional[bytes]
+    """The member's metadata (binary, protocol specific)."""
+    assignment: Optional[bytes]
+    """The member's assignment (binary, protocol specific)."""
+    def __init__(self) -> None: ...
+
+class GroupMetadata:
+    """A group as returned by list_groups()."""
+    broker: Optional[BrokerMetadata]
+    """The group's coordinator broker."""
+    id: Optional[str]
+    """The group id."""
+    error: Optional[KafkaError]
+    """The broker's error for this group, or None."""
+    state: Optional[str]
+    """The group's state."""
+    protocol_type: Optional[str]
+    """The group's protocol type."""
+    protocol: Optional[str]
+    """The group's protocol."""
+    members: List[GroupMember]
+    """The group's members."""
+    def __init__(self) -> None: ...
 
 @disjoint_base
 class Message:
@@ -266,23 +358,50 @@ class Message:
                  leader_epoch: Optional[int] = None,
                  delivery_count: Optional[int] = None) -> None: ...
     def error(self) -> Optional[KafkaError]: ...
-    def topic(self) -> Optional[str]: ...
-    def partition(self) -> Optional[int]: ...
-    def offset(self) -> Optional[int]: ...
-    def key(self) -> Any: ...
-    def value(self) -> Any: ...
+    def topic(self) -> Optional[str]:
+        """The topic's name, or None for an event not tied to a topic."""
+    def partition(self) -> Optional[int]:
+        """The partition, or None when it is not known (a message not yet delivered,
+        an error event).
+        """
+    def offset(self) -> Optional[int]:
+        """The message's offset in its partition, or None when it has none (not yet
+        delivered, a failed delivery, an error event).
+        """
+    def key(self) -> Any:
+        """The key (bytes as read from the broker; whatever ``set_key()`` stored), or None
+        when the message has no key.
+        """
+    def value(self) -> Any:
+        """The value (payload): bytes as read from the broker, or None for a null value
+        (a tombstone) and for events.
+        """
     def headers(self) -> Optional[List[Tuple[str, Optional[bytes]]]]: ...
     def timestamp(self) -> Tuple[int, int]: ...
     def latency(self) -> Optional[float]: ...
-    def leader_epoch(self) -> Optional[int]: ...
+    def leader_epoch(self) -> Optional[int]:
+        """The leader epoch of the partition when the message was read, or None when
+        the broker did not say (old brokers, produced messages).
+        """
     def delivery_count(self) -> Optional[int]: ...
     def deserialized_key(self) -> Any: ...
     def deserialized_value(self) -> Any: ...
-    def set_headers(self, headers: Any) -> None: ...
-    def set_key(self, key: Any) -> None: ...
-    def set_value(self, value: Any) -> None: ...
-    def set_topic(self, topic: Optional[str]) -> None: ...
-    def set_error(self, error: Optional[KafkaError]) -> None: ...
+    def set_headers(self, headers: Any) -> None:
+        """Replace the headers with ``headers``, stored as given (confluent-kafka's
+        takes a list of ``(str, bytes)`` tuples); ``headers()`` then returns it.
+        """
+    def set_key(self, key: Any) -> None:
+        """Replace the key, e.g. with a deserialized object (confluent-kafka's
+        DeserializingConsumer does this).
+        """
+    def set_value(self, value: Any) -> None:
+        """Replace the value, e.g. with a deserialized object (confluent-kafka's
+        DeserializingConsumer does this).
+        """
+    def set_topic(self, topic: Optional[str]) -> None:
+        """Replace the topic name."""
+    def set_error(self, error: Optional[KafkaError]) -> None:
+        """Replace the error (a KafkaError, or None to clear it)."""
     def __len__(self) -> int: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
@@ -291,11 +410,22 @@ class Message:
 @disjoint_base
 class TopicPartition:
     topic: str
+    """The topic's name."""
     partition: int
+    """The partition number (-1: not set, or any partition)."""
     offset: int
+    """The offset, or one of the logical offsets ``OFFSET_BEGINNING`` (-2),
+    ``OFFSET_END`` (-1), ``OFFSET_STORED`` (-1000) and ``OFFSET_INVALID`` (-1001, the default).
+    For ``offsets_for_times`` it carries a timestamp in milliseconds on the way in.
+    """
     metadata: Optional[str]
+    """The commit metadata string stored with a committed offset, or None."""
     leader_epoch: Optional[int]
+    """The leader epoch of the offset, or None when it is not known."""
     error: Optional[KafkaError]
+    """The per-partition KafkaError of a request's result (commit, committed,
+    list offsets...), or None when it succeeded.
+    """
     def __init__(self, topic: str, partition: int = -1, offset: int = -1001,
                  metadata: Optional[str] = None, leader_epoch: Optional[int] = None) -> None: ...
     def __hash__(self) -> int: ...
@@ -330,12 +460,28 @@ class Producer(_Handle):
                       callback: Optional[_DeliveryCallback] = None) -> int: ...
     def poll(self, timeout: Optional[float] = -1) -> int: ...
     def flush(self, timeout: Optional[float] = -1) -> int: ...
+    def _send_now(self, timeout: Optional[float]) -> None: ...
     def purge(self, in_queue: bool = True, in_flight: bool = True,
               blocking: bool = True) -> None: ...
     def __len__(self) -> int: ...
     def __bool__(self) -> bool: ...
-    def init_transactions(self, timeout: Optional[float] = -1) -> None: ...
-    def begin_transaction(self) -> None: ...
+    def init_transactions(self, timeout: Optional[float] = -1) -> None:
+        """Initialise transactions for this producer's ``transactional.id``: fences
+        older producers with the same id and aborts their open transaction. Call once, before
+        ``begin_transaction()``.
+
+        Raises:
+            KafkaException: the error, with ``retriable()``/``fatal()`` set as librdkafka says;
+                a timeout (``_TIMED_OUT``) can be retried with the same call.
+        """
+    def begin_transaction(self) -> None:
+        """Start a transaction: every message produced from now on, and offsets
+        sent with ``send_offsets_to_transaction()``, commit or abort together.
+
+        Raises:
+            KafkaException: ``_STATE`` when ``init_transactions()`` was not called or a
+                transaction is already open.
+        """
     def send_offsets_to_transaction(self, positions: List[TopicPartition],
                                     group_metadata: ConsumerGroupMetadata,
                                     timeout: Optional[float] = -1) -> None: ...
@@ -352,17 +498,41 @@ class DeliveryFuture:
     _asyncio_future_blocking: bool
     _source_traceback: None
     def __init__(self, *, loop: Optional[AbstractEventLoop] = None) -> None: ...
-    def get_loop(self) -> AbstractEventLoop: ...
-    def done(self) -> bool: ...
-    def cancelled(self) -> bool: ...
-    def result(self) -> Message: ...
-    def exception(self) -> Optional[BaseException]: ...
+    def get_loop(self) -> AbstractEventLoop:
+        """The event loop the future belongs to."""
+    def done(self) -> bool:
+        """True once the delivery report has been served (delivered or failed) or the future
+        was cancelled.
+        """
+    def cancelled(self) -> bool:
+        """True when the future was cancelled (the message itself is not recalled)."""
+    def result(self) -> Message:
+        """The delivered Message.
+
+        Raises:
+            KafkaException: the delivery failed (its KafkaError is ``args[0]``).
+            asyncio.InvalidStateError: the report has not been served yet.
+            asyncio.CancelledError: the future was cancelled.
+        """
+    def exception(self) -> Optional[BaseException]:
+        """The KafkaException of a failed delivery, or None when it was delivered; raises
+        as :meth:`result` does while it is pending or cancelled.
+        """
     def add_done_callback(self, fn: Callable[[DeliveryFuture], object], *,
                           context: Optional[contextvars.Context] = None) -> None: ...
     def remove_done_callback(self, fn: Callable[[DeliveryFuture], object]) -> int: ...
     def cancel(self, msg: Optional[Any] = None) -> bool: ...
-    def set_result(self, result: Message) -> None: ...
-    def set_exception(self, exception: Union[Type[BaseException], BaseException]) -> None: ...
+    def _map(self, result: Callable[[Message], Any],
+             error: Callable[[KafkaException], BaseException],
+             quiet: Iterable[int] = ...) -> DeliveryFuture: ...
+    def set_result(self, result: Message) -> None:
+        """Resolve the future with ``result`` (done by the producer when the report is
+        served; asyncio's future protocol).
+        """
+    def set_exception(self, exception: Union[Type[BaseException], BaseException]) -> None:
+        """Fail the future with ``exception`` (done by the producer for a failed delivery;
+        asyncio's future protocol).
+        """
     def __await__(self) -> Generator[Any, None, Message]: ...
     def __iter__(self) -> Generator[Any, None, Message]: ...
     def __next__(self) -> Any: ...
@@ -373,13 +543,28 @@ class Consumer(_Handle):
     def subscribe(self, topics: List[str], on_assign: Optional[_RebalanceCallback] = None,
                   on_revoke: Optional[_RebalanceCallback] = None,
                   on_lost: Optional[_RebalanceCallback] = None) -> None: ...
-    def unsubscribe(self) -> None: ...
+    def unsubscribe(self) -> None:
+        """Leave the subscription: the current assignment is revoked (``on_revoke`` is
+        served by the next poll) and no more messages of the subscribed topics arrive.
+        """
     def assign(self, partitions: List[TopicPartition]) -> None: ...
-    def unassign(self) -> None: ...
-    def incremental_assign(self, partitions: List[TopicPartition]) -> None: ...
-    def incremental_unassign(self, partitions: List[TopicPartition]) -> None: ...
+    def unassign(self) -> None:
+        """Drop the current (manual or rebalance) assignment; no partition is fetched
+        until the next ``assign()``.
+        """
+    def incremental_assign(self, partitions: List[TopicPartition]) -> None:
+        """Add ``partitions`` (TopicPartitions, offsets optional) to the current
+        assignment: for the cooperative-sticky assignor's ``on_assign`` or manual assignment.
+        """
+    def incremental_unassign(self, partitions: List[TopicPartition]) -> None:
+        """Remove ``partitions`` from the current assignment (cooperative rebalancing
+        or manual assignment); the rest keep being fetched.
+        """
     def _defer_assignment(self) -> bool: ...
-    def assignment(self) -> List[TopicPartition]: ...
+    def assignment(self) -> List[TopicPartition]:
+        """The partitions currently assigned to this consumer (a list of TopicPartition,
+        offsets not set).
+        """
     def poll(self, timeout: Optional[float] = -1) -> Optional[Message]: ...
     def consume(self, num_messages: int = 1, timeout: Optional[float] = -1) -> List[Message]: ...
     def consume_arrow(self, num_messages: int = 10000, timeout: Optional[float] = -1,
@@ -394,14 +579,21 @@ class Consumer(_Handle):
     def store_offsets(self, message: Optional[Message] = None,
                       offsets: Optional[List[TopicPartition]] = None) -> None: ...
     def seek(self, partition: TopicPartition) -> None: ...
-    def pause(self, partitions: List[TopicPartition]) -> None: ...
-    def resume(self, partitions: List[TopicPartition]) -> None: ...
+    def pause(self, partitions: List[TopicPartition]) -> None:
+        """Stop fetching ``partitions`` (keeping their positions) until ``resume()``;
+        the group membership is unaffected.
+        """
+    def resume(self, partitions: List[TopicPartition]) -> None:
+        """Fetch ``partitions`` again after ``pause()``, from where they stopped."""
     def get_watermark_offsets(self, partition: TopicPartition, timeout: float = -1,
                               cached: bool = False) -> Tuple[int, int]: ...
     def offsets_for_times(self, partitions: List[TopicPartition],
                           timeout: float = -1) -> List[TopicPartition]: ...
     def memberid(self) -> Optional[str]: ...
-    def consumer_group_metadata(self) -> ConsumerGroupMetadata: ...
+    def consumer_group_metadata(self) -> ConsumerGroupMetadata:
+        """The group's state (id, generation, member id) to pass to
+        ``Producer.send_offsets_to_transaction()`` in a consume-transform-produce loop.
+        """
     def close(self) -> None: ...
     def __iter__(self) -> "Consumer": ...
     def __next__(self) -> Message: ...
@@ -410,13 +602,30 @@ SHARE_ACKNOWLEDGE_TYPE_ACCEPT: int
 SHARE_ACKNOWLEDGE_TYPE_RELEASE: int
 SHARE_ACKNOWLEDGE_TYPE_REJECT: int
 
+class Messages:
+    """The read-only batch :meth:`ShareConsumer.poll` returns: iteration, ``len()``, indexing
+    and slicing (a slice is a :class:`Messages` too), ``count()``, ``is_empty()`` and
+    ``records()`` (a copy as a list)."""
+    def __init__(self, messages: Iterable[Message] = ()) -> None: ...
+    @classmethod
+    def _from_list(cls, records: List[Message]) -> Messages: ...
+    def records(self) -> List[Message]: ...
+    def count(self) -> int: ...
+    def is_empty(self) -> bool: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Message]: ...
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> Messages: ...
+
 @disjoint_base
 class ShareConsumer(_Handle):
     def __init__(self, *args: Dict[str, Any], **kwargs: Any) -> None: ...
     def subscribe(self, topics: List[str]) -> None: ...
     def unsubscribe(self) -> None: ...
     def subscription(self) -> List[str]: ...
-    def poll(self, timeout: Optional[float] = -1) -> Any: ...  # confluent_binding.Messages
+    def poll(self, timeout: Optional[float] = -1) -> Messages: ...
     def acknowledge(self, message: Message, ack_type: int = 1) -> None: ...
     def acknowledge_offset(self, topic: str, partition: int, offset: int,
                            ack_type: int = 1) -> None: ...
@@ -470,10 +679,18 @@ class _AdminClientImpl(_Handle):
     def __len__(self) -> int: ...
     def _check_open(self) -> None: ...
     def _list_groups(self, group: Optional[str] = None,
-                     timeout: Optional[float] = -1) -> List[Any]: ...
+                     timeout: Optional[float] = -1) -> List[GroupMetadata]: ...
 
 def libversion() -> Tuple[str, int]: ...
+_KEPT_AS_GIVEN: FrozenSet[str]
+def _property_name(keyword: str) -> str: ...
+def _properties(keywords: Mapping[str, Any]) -> Dict[str, Any]: ...
+def _arrow_schema(headers: bool = False) -> Any: ...
 def _partition(name: str, key: bytes, partition_count: int) -> int: ...
+def _produce_arrow(producer: Producer, topic: Optional[str], value: Any, key: Any = None,
+                   topics: Any = None, partitions: Any = None, headers: Any = None,
+                   wide_value: bool = False, wide_key: bool = False,
+                   wide_topic: bool = False) -> int: ...
 @final
 class _AioPath:
     """AIOProducer's compiled produce path (its producer and loop)."""

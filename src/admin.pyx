@@ -699,7 +699,6 @@ cdef class _AdminClientImpl(_Handle):
 
     def _list_groups(self, group=None, timeout=-1):
         """Groups and members from the legacy ListGroups/DescribeGroups (list_groups())."""
-        from confluent_binding.admin._metadata import BrokerMetadata, GroupMember, GroupMetadata
         self._ensure_open(True)
         cdef const rd_kafka_group_list *gl = NULL
         cdef rd_kafka_resp_err_t err

@@ -9,14 +9,32 @@ from includes.rdkafka cimport (
     rd_kafka_conf_t,
 )
 
-from confluent_binding._keywords import properties as _properties
+# The one rule that turns keyword arguments into configuration properties (re-exported by the
+# package's _keywords module, which the clients and the test harness use). A keyword's
+# underscores stand for dots; kept as given: a name that already has a dot (spelled as a
+# property: **{"linger.ms": 5}), the clients' Python-only keys and log_level, librdkafka's one
+# property spelled with an underscore.
+_KEPT_AS_GIVEN = frozenset({"error_cb", "stats_cb", "throttle_cb", "oauth_cb", "on_delivery",
+                            "on_commit", "log_level"})
+
+
+def _property_name(keyword):
+    """The configuration property a keyword argument names."""
+    if "." in keyword or keyword in _KEPT_AS_GIVEN:
+        return keyword
+    return keyword.replace("_", ".")
+
+
+def _properties(keywords):
+    """``{property_name(k): v}`` for every keyword argument."""
+    return {_property_name(k): v for k, v in keywords.items()}
 
 
 def _merge_conf(tuple args, dict kwargs):
     """Producer(conf), Producer(conf, **kwargs) and Producer(**kwargs) -> one new dict.
 
-    Keywords name properties by confluent_binding._keywords' rule (bootstrap_servers ->
-    bootstrap.servers). The caller's dict is never modified.
+    Keywords name properties by the rule above (bootstrap_servers -> bootstrap.servers). The
+    caller's dict is never modified.
     """
     if len(args) > 1:
         raise TypeError("expected at most one positional argument: the configuration dict")

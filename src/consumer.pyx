@@ -94,6 +94,51 @@ cdef enum:
     CONSUME_MAX = 1000000
 
 
+# -- consume_arrow()'s batch: its schema, and pyarrow's import of the C data interface struct
+# tree _ArrowColumns fills (arrow.pyx). pyarrow is optional: imported on first use. --
+
+cdef object _arrow_import = None
+cdef dict _arrow_schemas = {}
+
+
+cdef object _arrow_importer():
+    """pyarrow's import of an ArrowArray (a struct array) with a known schema; ImportError
+    naming the extra when pyarrow is missing."""
+    global _arrow_import
+    if _arrow_import is None:
+        try:
+            import pyarrow
+        except ImportError as e:
+            raise ImportError("Consumer.consume_arrow() needs pyarrow: "
+                              "pip install 'confluent_binding[arrow]'") from e
+        _arrow_import = pyarrow.RecordBatch._import_from_c
+    return _arrow_import
+
+
+def _arrow_schema(headers=False):
+    """The columns of Spark's Kafka source, as Spark expects them from a Python data source
+    (a ``pyarrow.Schema``; ``headers=True`` adds the headers column)."""
+    headers = bool(headers)
+    s = _arrow_schemas.get(headers)
+    if s is None:
+        _arrow_importer()
+        import pyarrow as pa
+        fields = [
+            pa.field("key", pa.binary()),
+            pa.field("value", pa.binary()),
+            pa.field("topic", pa.string()),
+            pa.field("partition", pa.int32()),
+            pa.field("offset", pa.int64()),
+            pa.field("timestamp", pa.timestamp("us", tz="UTC")),
+            pa.field("timestampType", pa.int32()),
+        ]
+        if headers:
+            header = pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())])
+            fields.append(pa.field("headers", pa.list_(pa.field("element", header))))
+        s = _arrow_schemas[headers] = pa.schema(fields)
+    return s
+
+
 @cython.binding(False)
 @cython.no_gc_clear
 cdef class Consumer(_Handle):
@@ -466,11 +511,11 @@ cdef class Consumer(_Handle):
         self._ensure_open()
         if num_messages < 0 or num_messages > CONSUME_MAX:
             raise ValueError("num_messages must be between 0 and %d" % CONSUME_MAX)
-        from confluent_binding._arrow import record_batch   # ImportError before taking any
+        importer = _arrow_importer()    # ImportError before taking any message
         cdef _ArrowColumns cols = _ArrowColumns(headers)
         cdef _EndOffsets ends = _EndOffsets(end_offsets)
         if num_messages == 0 or (ends.count and ends.left == 0):
-            return record_batch(cols)
+            return cols.to_batch(importer, _arrow_schema)
         cdef size_t want = num_messages
         cdef size_t done = 0    # t.msgs[t.start:done] went into the columns or were skipped
         cdef size_t stop
@@ -514,7 +559,8 @@ cdef class Consumer(_Handle):
                         done += 1
                     elif not rkm.err and cols.rows == 0:
                         raise OverflowError("a record does not fit in an Arrow batch column")
-                batch = None if error is not None else record_batch(cols)
+                batch = (None if error is not None
+                         else cols.to_batch(importer, _arrow_schema))
             except BaseException:
                 self._take_end(&t, 0)
                 raise

@@ -69,7 +69,50 @@ SHARE_ACKNOWLEDGE_TYPE_ACCEPT = RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT
 SHARE_ACKNOWLEDGE_TYPE_RELEASE = RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_RELEASE
 SHARE_ACKNOWLEDGE_TYPE_REJECT = RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_REJECT
 
-_Messages = None     # confluent_binding._model.Messages, looked up on the first poll
+
+class Messages:
+    """The read-only batch :meth:`ShareConsumer.poll` returns: iteration, ``len()``, indexing
+    and slicing (a slice is a :class:`Messages` too), ``count()``, ``is_empty()`` and
+    ``records()`` (a copy as a list). (Re-exported by the package as ``confluent_kafka._model``
+    has it.)"""
+
+    __slots__ = ("_records",)
+
+    def __init__(self, messages=()):
+        self._records = list(messages)
+
+    @classmethod
+    def _from_list(cls, records):
+        """Adopt ``records`` (a list nobody else holds) without copying it."""
+        batch = cls.__new__(cls)
+        batch._records = records
+        return batch
+
+    def records(self):
+        """The messages of this batch, as a new list."""
+        return list(self._records)
+
+    def count(self):
+        """How many messages the batch holds."""
+        return len(self._records)
+
+    def is_empty(self):
+        """True when the batch holds no message."""
+        return not self._records
+
+    def __len__(self):
+        return len(self._records)
+
+    def __iter__(self):
+        return iter(self._records)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self._from_list(self._records[index])
+        return self._records[index]
+
+    def __repr__(self):
+        return "Messages(%r)" % (self._records,)
 
 
 cdef object _share_exception(rd_kafka_resp_err_t code, str text, object kafka_error=None):
@@ -249,14 +292,11 @@ cdef class ShareConsumer(_Handle):
         member (empty after ``timeout`` seconds; -1: wait forever). Check each message's
         error(). In explicit mode every record of the previous batch must be acknowledged
         first."""
-        global _Messages
         self._check_open()
-        if _Messages is None:
-            from confluent_binding._model import Messages as _Messages
         cdef list out
         if self._undelivered:
             out, self._undelivered = self._undelivered, None
-            return _Messages._from_list(out)
+            return Messages._from_list(out)
         cdef double deadline = _deadline(timeout)
         cdef rd_kafka_share_t *rkshare = self._rkshare
         cdef rd_kafka_messages_t *batch = NULL
@@ -286,7 +326,7 @@ cdef class ShareConsumer(_Handle):
                 rd_kafka_error_destroy(error)
             self._raise_pending()
         _share_check_error(error)
-        return _Messages._from_list(out)
+        return Messages._from_list(out)
 
     cdef Message _share_message(self, const rd_kafka_message_t *rkm):
         cdef Message m = _message_from_c(rkm, self._names, False)
