@@ -223,11 +223,13 @@ cdef class DeliveryFuture:
     cdef bint dr_pending
     cdef object dr_topic, dr_value, dr_key
     cdef _MsgFields dr
+    cdef tuple face                 # (result, error, quiet codes) of an API face: see _map()
 
     cdef list _pending_callbacks(self)
     cdef int _check_pending(self) except -1
     cdef object _outcome(self)
     cdef object _result_value(self)
+    cdef int _fail(self, exception) except -1
 
 
 # -- consumer.pyx --

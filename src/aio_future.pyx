@@ -95,7 +95,20 @@ cdef class DeliveryFuture:
             self.dr_pending = False
             self.value = _message_of(self.dr_topic, self.dr_value, self.dr_key, &self.dr)
             self.dr_topic = self.dr_value = self.dr_key = None
+            if self.face is not None:
+                self.value = self.face[0](self.value)
         return self.value
+
+    def _map(self, result, error, quiet=()):
+        """For an API face over the asyncio producer (aiokafka's): the future's result becomes
+        ``result(message)`` (made when first read, as the Message is), a failed delivery raises
+        ``error(kafka_exception)`` (mapped when the report is served), and one whose error code
+        is in ``quiet`` is not reported to the loop when nobody retrieved it. Returns the
+        future. For a pending future of the compiled produce path only."""
+        if self.state != FUT_PENDING or self.dr_pending:
+            raise RuntimeError("_map() is for a pending future")
+        self.face = (result, error, tuple(quiet))
+        return self
 
     def exception(self):
         if self.state == FUT_CANCELLED:
@@ -165,7 +178,7 @@ cdef class DeliveryFuture:
 
     def set_result(self, result):
         self._check_pending()
-        self.value = result
+        self.value = result if self.face is None else self.face[0](result)
         self.state = FUT_FINISHED
         _fut_join(self)
         _fut_dispatch_one(self)
@@ -185,11 +198,27 @@ cdef class DeliveryFuture:
             exception.__cause__ = stop
         if not isinstance(exception, BaseException):
             raise TypeError("exception must be an exception, not %s" % type(exception).__name__)
-        self.exc = exception
+        self._fail(exception)
         self.state = FUT_FINISHED
-        self.unretrieved = _Unretrieved(self)
-        _fut_join(self)
         _fut_dispatch_one(self)
+
+    cdef int _fail(self, exception) except -1:
+        """Hold ``exception`` (an API face's own, if it maps KafkaException), reported to the
+        loop if nobody retrieves it (unless the face keeps that code quiet)."""
+        cdef bint quiet = False
+        if self.face is not None and isinstance(exception, KafkaException):
+            args = exception.args
+            quiet = bool(args) and isinstance(args[0], KafkaError) and \
+                args[0].code() in self.face[2]
+            try:
+                exception = self.face[1](exception)
+            except Exception as exc:        # the face's bug: still fail the future, with it
+                exception = exc
+        self.exc = exception
+        if not quiet:
+            self.unretrieved = _Unretrieved(self)
+        _fut_join(self)
+        return 0
 
     cdef int _check_pending(self) except -1:
         if self.state != FUT_PENDING:
@@ -356,9 +385,7 @@ cdef int _fut_deliver(DeliveryFuture f, const rd_kafka_message_t *rkm,
         f.dr_pending = True
     else:
         f.dr_value = None
-        f.exc = KafkaException(_kafka_error(rkm.err))
-        f.unretrieved = _Unretrieved(f)
-        _fut_join(f)
+        f._fail(KafkaException(_kafka_error(rkm.err)))
     f.state = FUT_FINISHED
     return f.cb0 is not None or f.more is not None
 

@@ -39,10 +39,13 @@ class Workload:
 
 
 C_TOOL = "rdkafka_performance"
-# the asyncio section of the report: ours on asyncio against these, same workload and size, and
-# against our synchronous client on the workload named here (P2, AP2 and AT2 against sync P2)
-AIO_SUBJECT = "confluent_binding_aio"
-AIO_PEERS = ("aiokafka", "confluent_kafka_aio")
+# the asyncio sections of the report: each of our asyncio faces against its peers, same workload
+# and size, and against our synchronous client on the workload named here (P2, AP2 and AT2
+# against sync P2)
+AIO_FACES = {
+    "confluent_binding_aio": ("aiokafka", "confluent_kafka_aio"),
+    "confluent_binding_aiokafka": ("aiokafka",),
+}
 AIO_SYNC_REFERENCE = {"P2": "P2", "AP2": "P2", "AT2": "P2", "C1": "C1"}
 SUBJECT = "confluent_binding"  # the client the ratios and the regression check are about
 PEER = "confluent_kafka"  # the drop-in peer the ratios are taken against
@@ -69,6 +72,11 @@ CLIENTS = {
         Client(
             "confluent_binding_aio", "confluent_binding.aio (ours)", "#ff7f0e",
             workloads=("P2", "AP2", "AT2", "C1"),
+        ),
+        # aiokafka's API on the same engine (the aiokafka runner on confluent_binding.aiokafka)
+        Client(
+            "confluent_binding_aiokafka", "confluent_binding.aiokafka (ours)", "#8c564b",
+            workloads=("P1", "P2", "C1", "C2", "AP2", "AT2"),
         ),
         # 10-100x slower than the others on librdkafka (a thread pool under every call): it
         # runs the pure-Python peers' smaller counts, which still last seconds

@@ -95,18 +95,18 @@ def summarize(doc: dict) -> dict:
         r["delta_ns_vs_c"] = (1e9 / med - 1e9 / c_med) if med and c_med else None
     aio = []
     for (w, size, cl), r in sorted(by_key.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        if cl != catalog.AIO_SUBJECT or not r["msgs_per_s"]:
+        if cl not in catalog.AIO_FACES or not r["msgs_per_s"]:
             continue
         med = r["msgs_per_s"]["median"]
         ratios = {}
-        refs = [(peer, (w, size, peer)) for peer in catalog.AIO_PEERS]
+        refs = [(peer, (w, size, peer)) for peer in catalog.AIO_FACES[cl]]
         refs.append(("sync", (catalog.AIO_SYNC_REFERENCE.get(w), size, catalog.SUBJECT)))
         for name, key in refs:
             other = by_key.get(key)
             o_med = other["msgs_per_s"]["median"] if other and other["msgs_per_s"] else None
             ratios[name] = med / o_med if o_med else None
         cpu = {name: (by_key.get(key) or {}).get("cpu_s_per_m") for name, key in refs}
-        aio.append({"workload": w, "size": size, "msgs_per_s": med, "vs": ratios,
+        aio.append({"face": cl, "workload": w, "size": size, "msgs_per_s": med, "vs": ratios,
                     "cpu_s_per_m": r["cpu_s_per_m"], "cpu_others": cpu})
     rows.sort(
         key=lambda r: (
@@ -249,28 +249,31 @@ def markdown(doc: dict) -> str:
             "⚠: at least one counted run shared the machine with more than %.2f CPUs of unrelated "
             "load (from /proc/stat); treat that cell with care." % OTHER_LOAD_FLAG
         )
-    if summ.get("aio"):
+    for face, peers in catalog.AIO_FACES.items():
+        faced = [a for a in summ.get("aio") or () if a.get("face", face) == face]
+        if not faced:
+            continue
         out.append("")
         out.append("## asyncio clients: %s against the others (ratios of medians)"
-                   % catalog.label(catalog.AIO_SUBJECT))
+                   % catalog.label(face))
         out.append("")
         out.append(
             "msgs/s ratios, then CPU-s per million messages (client process, all threads) of "
             "ours / %s / our synchronous client (%s): on a busy machine the CPU figures "
             "are the steadier comparison."
-            % (" / ".join(catalog.label(p) for p in catalog.AIO_PEERS),
+            % (" / ".join(catalog.label(p) for p in peers),
                ", ".join("%s vs %s" % kv for kv in catalog.AIO_SYNC_REFERENCE.items())))
         out.append("")
         out.append("| workload | size | msgs/s | %s | × %s | CPU-s/M |"
-                   % (" | ".join("× %s" % catalog.label(p) for p in catalog.AIO_PEERS),
+                   % (" | ".join("× %s" % catalog.label(p) for p in peers),
                       catalog.label(catalog.SUBJECT)))
-        out.append("|---|---|--:|%s--:|--:|" % ("--:|" * len(catalog.AIO_PEERS)))
-        for a in summ["aio"]:
-            cpus = [a["cpu_s_per_m"]] + [a["cpu_others"].get(p) for p in catalog.AIO_PEERS]
+        out.append("|---|---|--:|%s--:|--:|" % ("--:|" * len(peers)))
+        for a in faced:
+            cpus = [a["cpu_s_per_m"]] + [a["cpu_others"].get(p) for p in peers]
             cpus.append(a["cpu_others"].get("sync"))
             out.append("| %s | %s | %s | %s | %s | %s |" % (
                 a["workload"], _size(a["size"]), _f(a["msgs_per_s"]),
-                " | ".join(_f(a["vs"].get(p), "{:.2f}") for p in catalog.AIO_PEERS),
+                " | ".join(_f(a["vs"].get(p), "{:.2f}") for p in peers),
                 _f(a["vs"].get("sync"), "{:.2f}"),
                 " / ".join(_f(c, "{:.2f}") for c in cpus)))
     if summ["m1"]:

@@ -1,8 +1,7 @@
-"""What the aiokafka clients share: turning this library's errors into aiokafka's, and
-futures whose results are converted."""
+"""What the aiokafka clients share: turning this library's errors into aiokafka's."""
 
 import contextlib
-from typing import Any, Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from .. import KafkaError
 from ..error import KafkaException
@@ -32,27 +31,3 @@ def translation(exc: BaseException, committing: bool = False,
     if closed is not None and type(exc) is RuntimeError:
         return closed()
     return exc
-
-
-def mapped(fut: Any, convert: Any) -> Any:
-    """A future resolved with ``convert(result)`` of ``fut``, or with the aiokafka class of its
-    KafkaException."""
-    out = fut.get_loop().create_future()
-
-    def done(f: Any) -> Any:
-        if out.done():
-            return
-        if f.cancelled():
-            out.cancel()
-            return
-        exc = f.exception()
-        if exc is None:
-            out.set_result(convert(f.result()))
-        elif isinstance(exc, KafkaException):
-            out.set_exception(from_kafka_error(exc))
-            if exc.args[0].code() in _PURGED:
-                out.exception()     # purged by an abort or stop: nobody need await it
-        else:
-            out.set_exception(exc)
-    fut.add_done_callback(done)
-    return out

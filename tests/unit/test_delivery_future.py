@@ -290,6 +290,64 @@ def test_an_exception_nobody_retrieved_is_reported_when_the_future_is_freed(loop
     p.close()
 
 
+class _FaceError(Exception):
+    pass
+
+
+def test_an_api_face_maps_results_and_errors(loop):
+    """_map(): an API face over the asyncio producer (aiokafka's) gets the future itself back,
+    its result converted when first read, its failures as the face's exceptions, and failures
+    with a quiet code left unreported to the loop."""
+    handled = []
+    loop.set_exception_handler(lambda _l, ctx: handled.append(ctx))
+    p = Producer({"test.mock.num.brokers": 1, "linger.ms": 60000})
+    converted = []
+
+    def result(msg):
+        converted.append(msg.offset())
+        return ("meta", msg.topic(), msg.offset())
+
+    def error(exc):
+        return _FaceError(exc.args[0].code())
+
+    f = p._produce_delivery("face", b"v", None, 0, 0, None, loop)
+    assert f._map(result, error, (KafkaError._PURGE_QUEUE,)) is f
+    with pytest.raises(RuntimeError, match="pending"):
+        _done(loop)._map(result, error)
+    assert p.flush(10) == 0
+    assert converted == []                              # made when first read
+    assert f.result() == ("meta", "face", 0) and f.result() is f.result()
+    assert converted == [0]
+
+    # a future of the slower path (resolved by hand, as the producer's callback path does)
+    g = DeliveryFuture(loop=loop)._map(lambda m: ("meta", m), error)
+    g.set_result("message")
+    assert g.result() == ("meta", "message")
+
+    # failures: the face's exception; a quiet code is not reported when nobody retrieves it
+    for quiet, reported in (((KafkaError._PURGE_QUEUE,), 0), ((), 1)):
+        f = p._produce_delivery("face", b"x", None, 0, 0, None, loop)._map(result, error, quiet)
+        p.purge()
+        assert p.flush(10) == 0
+        assert isinstance(f._exception, _FaceError)
+        assert f._exception.args == (KafkaError._PURGE_QUEUE,)
+        del f
+        gc.collect()
+        assert len(handled) == reported
+    assert isinstance(handled[0]["exception"], _FaceError)
+    h = DeliveryFuture(loop=loop)._map(result, error)
+    h.set_exception(KafkaException(KafkaError(KafkaError._MSG_TIMED_OUT)))
+    with pytest.raises(_FaceError):
+        h.result()
+    p.close()
+
+
+def _done(loop):
+    f = DeliveryFuture(loop=loop)
+    f.set_result(None)
+    return f
+
+
 @pytest.mark.parametrize("change", ["set_value", "set_key", "set_headers", "set_topic",
                                     "set_error", "__init__"])
 def test_received_messages_join_the_cycle_collector_once_they_can_form_a_cycle(change):

@@ -5,7 +5,19 @@ import logging
 import time
 import types
 import uuid
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Union
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Mapping,
+    Optional,
+    Set,
+    Tuple,
+    Union,
+)
 
 from ... import OFFSET_BEGINNING, OFFSET_END, KafkaError
 from ... import TopicPartition as _TP
@@ -298,30 +310,39 @@ class AIOKafkaConsumer:
                     msgs += await consumer.consume(limit - 1, 0)
         except (KafkaException, RuntimeError) as exc:
             raise translation(exc, closed=ConsumerStoppedError) from exc
-        out: Dict[TopicPartition, List[ConsumerRecord]] = {}
         records = self._held
         self._held = []
-        now = int(time.time() * 1000)
         error = None
+        record = self._record
         for msg in msgs:
-            err = msg.error()
-            if err is not None:
+            if msg.error() is not None:
                 if error is None:
                     try:
-                        self._raise_for(err)
+                        self._raise_for(msg.error())
                     except Exception as exc:
                         error = exc
                 continue
-            records.append(self._record(msg))
+            records.append(record(msg))
         if error is not None:       # raised now; the records come with the next call
             self._held.extend(records)
             raise error
+        # grouped by (topic, partition): one TopicPartition and one time stamp per partition
+        groups: Dict[Tuple[str, int], List[ConsumerRecord]] = {}
         for rec in records:
-            self._last_poll[(rec.topic, rec.partition)] = now
-            if partitions and (rec.topic, rec.partition) not in partitions:
-                self._held.append(rec)
+            where = (rec.topic, rec.partition)
+            group = groups.get(where)
+            if group is None:
+                groups[where] = [rec]
             else:
-                out.setdefault(TopicPartition(rec.topic, rec.partition), []).append(rec)
+                group.append(rec)
+        out: Dict[TopicPartition, List[ConsumerRecord]] = {}
+        now = int(time.time() * 1000)
+        for where, group in groups.items():
+            self._last_poll[where] = now
+            if partitions and where not in partitions:
+                self._held.extend(group)
+            else:
+                out[TopicPartition(*where)] = group
         return out
 
     def __aiter__(self) -> "AIOKafkaConsumer":

@@ -10,9 +10,9 @@ from ... import _core
 from ...aio import AIOProducer
 from ...error import KafkaException
 from .. import _config
-from .._common import mapped, translated, translation
+from .._common import _PURGED, translated, translation
 from ..client import AIOKafkaClient
-from ..errors import IllegalOperation, IllegalStateError, ProducerClosed
+from ..errors import IllegalOperation, IllegalStateError, ProducerClosed, from_kafka_error
 from ..partitioner import DefaultPartitioner
 from ..structs import OffsetAndMetadata, RecordMetadata, TopicPartition
 from ..util import INTEGER_MAX_VALUE  # noqa: F401 (aiokafka's module has it)
@@ -152,7 +152,9 @@ class AIOKafkaProducer:
                                          timestamp=timestamp_ms or 0, headers=headers)
         except (KafkaException, RuntimeError) as exc:
             raise translation(exc, closed=ProducerClosed) from exc
-        return mapped(fut, _metadata)
+        # the future itself, its result made a RecordMetadata when read and its error aiokafka's
+        # (records purged by an abort or stop need no awaiting: they are not reported)
+        return fut._map(_metadata, from_kafka_error, _PURGED)
 
     async def send_and_wait(self, topic: str, value: Any = None, key: Any = None,
                             partition: Optional[int] = None, timestamp_ms: Optional[int] = None,
