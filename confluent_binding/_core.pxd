@@ -205,6 +205,19 @@ cdef class Producer(_Handle):
 # -- aio_future.pyx --
 
 @cython.final
+cdef class _AioPath:
+    cdef Producer producer
+    cdef object loop
+    cdef int since_turn
+
+
+# The asyncio produce contract: aio.AIOProducer derives from this; the compiled produce() reads
+# _fast and calls the subclass's _produce() coroutine function for what it does not do itself.
+cdef class _AioProducerBase:
+    cdef public _AioPath _fast
+
+
+@cython.final
 cdef class DeliveryFuture:
     cdef object loop
     cdef int state                  # FUT_PENDING, FUT_CANCELLED or FUT_FINISHED

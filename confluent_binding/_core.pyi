@@ -44,16 +44,37 @@ class IllegalStateException(RuntimeError): ...
 class ConcurrentModificationException(RuntimeError): ...
 
 class KafkaError(KafkaException):
+    """A Kafka error: a librdkafka error code with its name, description and flags.
+
+    Every librdkafka error code is a class attribute (``KafkaError._MSG_TIMED_OUT``,
+    ``KafkaError.UNKNOWN_TOPIC_OR_PART``, ...), generated from librdkafka at import.
+
+    A value, passed to callbacks and held by messages; and, as confluent-kafka's tests expect,
+    ``raise KafkaError(code)`` surfaces as a ``KafkaException`` whose ``args[0]`` is the error
+    itself (confluent-kafka's KafkaError is flagged as an exception without deriving from one,
+    so there only ``except KafkaError`` or a bare ``except`` catches it).
+    """
     @property
-    def args(self) -> Tuple["KafkaError"]: ...  # type: ignore[override]
+    def args(self) -> Tuple["KafkaError"]:  # type: ignore[override]
+        """``(self,)``: a KafkaException's ``args[0]`` is its KafkaError (made on each read, so
+        that the error holds no reference to itself).
+        """
     def __init__(self, error: int, reason: Optional[builtins.str] = None, fatal: bool = False,
                  retriable: bool = False, txn_requires_abort: bool = False) -> None: ...
-    def code(self) -> int: ...
-    def name(self) -> builtins.str: ...
-    def str(self) -> builtins.str: ...
-    def fatal(self) -> bool: ...
-    def retriable(self) -> bool: ...
-    def txn_requires_abort(self) -> bool: ...
+    def code(self) -> int:
+        """The error code (an int, one of the KafkaError constants)."""
+    def name(self) -> builtins.str:
+        """The error code's name, e.g. ``_MSG_TIMED_OUT``."""
+    def str(self) -> builtins.str:
+        """A human-readable description: the reason if one was given, else librdkafka's text."""
+    def fatal(self) -> bool:
+        """True for a fatal error: the client (an idempotent or transactional producer) can do
+        nothing more and must be closed."""
+    def retriable(self) -> bool:
+        """True when the failed operation may succeed if it is tried again."""
+    def txn_requires_abort(self) -> bool:
+        """True when the current transaction must be aborted (``abort_transaction()``) before
+        the producer can go on."""
     def __hash__(self) -> int: ...
     def __eq__(self, other: object) -> bool: ...
     def __ne__(self, other: object) -> bool: ...
@@ -255,10 +276,7 @@ class KafkaError(KafkaException):
     _WAIT_COORD: ClassVar[int]
 
 class ThrottleEvent:
-    """A broker's report that it throttled this client (quota); passed to ``throttle_cb``.
-
-    Served by ``poll()``/``flush()`` like every callback, as confluent-kafka's ThrottleEvent.
-    """
+    """A broker throttled this client: passed to ``throttle_cb``."""
     broker_name: str
     """The throttling broker's ``host:port/id`` name."""
     broker_id: int
@@ -351,13 +369,20 @@ class GroupMetadata:
 
 @disjoint_base
 class Message:
+    """A Kafka message: what a consumer receives and what a delivery report describes. Holds
+    copies of the topic, key, value and headers; it owns no librdkafka memory. Constructed from
+    Python in confluent-kafka's positional and keyword forms, subclassed, pickled (a subclass's
+    instance as a Message, as confluent-kafka's), and compared (by topic, partition, offset, key,
+    value, headers, error, timestamp and leader epoch).
+    """
     def __init__(self, topic: Optional[str] = None, partition: Optional[int] = None,
                  offset: Optional[int] = None, key: Any = None, value: Any = None,
                  headers: Any = None, error: Optional[KafkaError] = None,
                  timestamp: Optional[Tuple[int, int]] = None, latency: Optional[float] = None,
                  leader_epoch: Optional[int] = None,
                  delivery_count: Optional[int] = None) -> None: ...
-    def error(self) -> Optional[KafkaError]: ...
+    def error(self) -> Optional[KafkaError]:
+        """None, or the KafkaError of a failed delivery or of a consumer event."""
     def topic(self) -> Optional[str]:
         """The topic's name, or None for an event not tied to a topic."""
     def partition(self) -> Optional[int]:
@@ -376,16 +401,22 @@ class Message:
         """The value (payload): bytes as read from the broker, or None for a null value
         (a tombstone) and for events.
         """
-    def headers(self) -> Optional[List[Tuple[str, Optional[bytes]]]]: ...
-    def timestamp(self) -> Tuple[int, int]: ...
-    def latency(self) -> Optional[float]: ...
+    def headers(self) -> Optional[List[Tuple[str, Optional[bytes]]]]:
+        """A list of (str, bytes|None) tuples, or None when the message has no headers."""
+    def timestamp(self) -> Tuple[int, int]:
+        """(timestamp type, milliseconds since the epoch): one of the TIMESTAMP_* constants."""
+    def latency(self) -> Optional[float]:
+        """Producer: seconds from produce() to the delivery report; None otherwise."""
     def leader_epoch(self) -> Optional[int]:
         """The leader epoch of the partition when the message was read, or None when
         the broker did not say (old brokers, produced messages).
         """
-    def delivery_count(self) -> Optional[int]: ...
-    def deserialized_key(self) -> Any: ...
-    def deserialized_value(self) -> Any: ...
+    def delivery_count(self) -> Optional[int]:
+        """Share consumers: how many times the record has been delivered; None otherwise."""
+    def deserialized_key(self) -> Any:
+        """The key; a DeserializingConsumer's messages hold the deserialized object here."""
+    def deserialized_value(self) -> Any:
+        """The value; a DeserializingConsumer's messages hold the deserialized object here."""
     def set_headers(self, headers: Any) -> None:
         """Replace the headers with ``headers``, stored as given (confluent-kafka's
         takes a list of ``(str, bytes)`` tuples); ``headers()`` then returns it.
@@ -409,6 +440,7 @@ class Message:
 
 @disjoint_base
 class TopicPartition:
+    """A topic partition, optionally with an offset, commit metadata and leader epoch."""
     topic: str
     """The topic's name."""
     partition: int
@@ -450,19 +482,55 @@ class _Handle:
 
 @disjoint_base
 class Producer(_Handle):
+    """Asynchronous Kafka producer (confluent-kafka compatible).
+
+    ``Producer(conf)``, ``Producer(conf, **kwargs)`` or ``Producer(**kwargs)`` with librdkafka
+    properties plus ``on_delivery``, ``delivery.report.only.error``, ``error_cb``, ``stats_cb``,
+    ``throttle_cb``, ``oauth_cb``, ``logger``. Delivery reports and all callbacks are served only
+    inside ``poll()``, ``flush()`` and ``close()``, on the calling thread. With OAUTHBEARER,
+    construction also calls ``oauth_cb`` (on the constructing thread) and, as confluent-kafka's,
+    returns once it has set the first token (KafkaException after 10 seconds without one).
+    """
     def __init__(self, *args: Dict[str, Any], **kwargs: Any) -> None: ...
     def produce(self, topic: str, value: Optional[_Buffer] = None, key: Optional[_Buffer] = None,
                 partition: int = -1, on_delivery: Optional[_DeliveryCallback] = None,
                 callback: Optional[_DeliveryCallback] = None, timestamp: int = 0,
-                headers: Optional[_Headers] = None) -> None: ...
+                headers: Optional[_Headers] = None) -> None:
+        """Enqueue a message for ``topic``; its delivery report is served by poll()/flush().
+
+        ``value``/``key``: bytes, str (UTF-8) or any buffer. ``headers``: a list of
+        ``(str, bytes|str|None)`` or a dict. ``on_delivery(err, msg)`` overrides the configured
+        callback. Raises BufferError when the local queue is full, at once unless the producer
+        was configured with ``max.block.ms`` (an extension: then it first waits up to that
+        long for room, serving delivery reports meanwhile as poll() does).
+        """
     def produce_batch(self, topic: str, messages: Sequence[Any], partition: int = -1,
                       on_delivery: Optional[_DeliveryCallback] = None,
-                      callback: Optional[_DeliveryCallback] = None) -> int: ...
-    def poll(self, timeout: Optional[float] = -1) -> int: ...
-    def flush(self, timeout: Optional[float] = -1) -> int: ...
+                      callback: Optional[_DeliveryCallback] = None) -> int:
+        """Enqueue a list of messages for ``topic``; returns how many were enqueued.
+
+        Each item is a dict with any of ``value`` and ``key`` (bytes or str), ``partition``,
+        ``callback`` (or ``on_delivery``) and, beyond confluent-kafka (which refuses the first
+        and drops the second), ``timestamp`` and ``headers``, which are produced. As
+        confluent-kafka: every message is checked before any is enqueued (TypeError or
+        ValueError naming its index); a dict that cannot be enqueued gets ``item['_error']``, a
+        KafkaError ("Message failed: ..."). Every enqueued message gets its own delivery report.
+        """
+    def poll(self, timeout: Optional[float] = -1) -> int:
+        """Serve delivery reports and other callbacks; wait up to ``timeout`` seconds (-1:
+        forever) for the first one. Returns the number of events served.
+        """
+    def flush(self, timeout: Optional[float] = -1) -> int:
+        """Wait until every message is delivered (or failed) and its report served.
+
+        Returns the number of messages still outstanding when ``timeout`` ran out.
+        """
     def _send_now(self, timeout: Optional[float]) -> None: ...
     def purge(self, in_queue: bool = True, in_flight: bool = True,
-              blocking: bool = True) -> None: ...
+              blocking: bool = True) -> None:
+        """Purge queued and/or in-flight messages; their reports (with _PURGE_QUEUE /
+        _PURGE_INFLIGHT) are served by the next poll()/flush().
+        """
     def __len__(self) -> int: ...
     def __bool__(self) -> bool: ...
     def init_transactions(self, timeout: Optional[float] = -1) -> None:
@@ -484,17 +552,39 @@ class Producer(_Handle):
         """
     def send_offsets_to_transaction(self, positions: List[TopicPartition],
                                     group_metadata: ConsumerGroupMetadata,
-                                    timeout: Optional[float] = -1) -> None: ...
-    def commit_transaction(self, timeout: Optional[float] = -1) -> None: ...
-    def abort_transaction(self, timeout: Optional[float] = -1) -> None: ...
-    def close(self, timeout: Optional[float] = -1) -> bool: ...
+                                    timeout: Optional[float] = -1) -> None:
+        """Add a consumer's offsets (``positions``) to the current transaction."""
+    def commit_transaction(self, timeout: Optional[float] = -1) -> None:
+        """Deliver everything produced in the transaction (serving its reports), then commit."""
+    def abort_transaction(self, timeout: Optional[float] = -1) -> None:
+        """Abort the transaction: its queued messages are purged (their reports, with
+        _PURGE_QUEUE, and those of messages in flight are served by this call).
+        """
+    def close(self, timeout: Optional[float] = -1) -> bool:
+        """Wait up to ``timeout`` for outstanding deliveries, purge the rest (serving every
+        report), and free the producer. Returns True, as confluent-kafka's; closing twice is
+        harmless.
+        """
     def _produce_delivery(self, topic: str, value: Optional[_Buffer], key: Optional[_Buffer],
                           partition: int, timestamp: int, headers: Optional[_Headers],
                           loop: AbstractEventLoop) -> DeliveryFuture: ...
 
 @final
 class DeliveryFuture:
-    """asyncio's future protocol; resolves to the delivered Message."""
+    """The future ``await AIOProducer.produce(...)`` returns: its result is the delivered
+    :class:`Message`, or it raises :class:`KafkaException` when delivery failed.
+
+    It follows asyncio's future protocol (``asyncio.isfuture()`` is true; tasks await it;
+    ``gather``, ``wait``, ``wait_for``, ``shield`` and ``wrap``-style chaining accept it), with
+    ``result``, ``exception``, ``done``, ``cancelled``, ``cancel``, ``add_done_callback`` /
+    ``remove_done_callback`` (with ``context``), ``get_loop``, ``set_result`` and
+    ``set_exception``. It is not a subclass of ``asyncio.Future``. Done-callbacks run on the
+    loop, in the context they were added with, never inside the call that resolved the future:
+    those of every future one served batch of delivery reports resolved are run by one loop
+    callback, in order. An exception a done-callback raises goes to the loop's exception
+    handler, as asyncio does. Cancelling it does not withdraw the message: its delivery report
+    is still served, once.
+    """
     _asyncio_future_blocking: bool
     _source_traceback: None
     def __init__(self, *, loop: Optional[AbstractEventLoop] = None) -> None: ...
@@ -519,9 +609,12 @@ class DeliveryFuture:
         as :meth:`result` does while it is pending or cancelled.
         """
     def add_done_callback(self, fn: Callable[[DeliveryFuture], object], *,
-                          context: Optional[contextvars.Context] = None) -> None: ...
-    def remove_done_callback(self, fn: Callable[[DeliveryFuture], object]) -> int: ...
-    def cancel(self, msg: Optional[Any] = None) -> bool: ...
+                          context: Optional[contextvars.Context] = None) -> None:
+        """Call ``fn(future)`` on the loop once the future is done."""
+    def remove_done_callback(self, fn: Callable[[DeliveryFuture], object]) -> int:
+        """Remove every pending ``fn``; returns how many were removed."""
+    def cancel(self, msg: Optional[Any] = None) -> bool:
+        """Cancel the future (the message is not withdrawn: its report is still served)."""
     def _map(self, result: Callable[[Message], Any],
              error: Callable[[KafkaException], BaseException],
              quiet: Iterable[int] = ...) -> DeliveryFuture: ...
@@ -539,15 +632,23 @@ class DeliveryFuture:
 
 @disjoint_base
 class Consumer(_Handle):
+    """High-level Kafka consumer (confluent-kafka compatible), classic and KIP-848 groups.
+
+    Callbacks (on_assign/on_revoke/on_lost, on_commit, error_cb, stats_cb, throttle_cb,
+    oauth_cb, logger) are served only inside ``poll()``, ``consume()`` and ``close()``, on the
+    calling thread; with OAUTHBEARER construction serves ``oauth_cb`` too (see Producer).
+    """
     def __init__(self, *args: Dict[str, Any], **kwargs: Any) -> None: ...
     def subscribe(self, topics: List[str], on_assign: Optional[_RebalanceCallback] = None,
                   on_revoke: Optional[_RebalanceCallback] = None,
-                  on_lost: Optional[_RebalanceCallback] = None) -> None: ...
+                  on_lost: Optional[_RebalanceCallback] = None) -> None:
+        """Join the group for ``topics`` (names, or ``^regex`` patterns)."""
     def unsubscribe(self) -> None:
         """Leave the subscription: the current assignment is revoked (``on_revoke`` is
         served by the next poll) and no more messages of the subscribed topics arrive.
         """
-    def assign(self, partitions: List[TopicPartition]) -> None: ...
+    def assign(self, partitions: List[TopicPartition]) -> None:
+        """Replace the assignment with ``partitions`` (a list of TopicPartition)."""
     def unassign(self) -> None:
         """Drop the current (manual or rebalance) assignment; no partition is fetched
         until the next ``assign()``.
@@ -565,20 +666,56 @@ class Consumer(_Handle):
         """The partitions currently assigned to this consumer (a list of TopicPartition,
         offsets not set).
         """
-    def poll(self, timeout: Optional[float] = -1) -> Optional[Message]: ...
-    def consume(self, num_messages: int = 1, timeout: Optional[float] = -1) -> List[Message]: ...
+    def poll(self, timeout: Optional[float] = -1) -> Optional[Message]:
+        """The next message or event (a Message with error() set), or None after ``timeout``
+        seconds (-1: wait forever).
+        """
+    def consume(self, num_messages: int = 1, timeout: Optional[float] = -1) -> List[Message]:
+        """Up to ``num_messages`` messages (and events): returns when that many have arrived
+        or ``timeout`` seconds have passed (-1: wait forever), like confluent-kafka.
+        """
     def consume_arrow(self, num_messages: int = 10000, timeout: Optional[float] = -1,
                       end_offsets: Optional[Dict[Tuple[str, int], int]] = None,
-                      headers: bool = False) -> Any: ...
+                      headers: bool = False) -> Any:
+        """Up to ``num_messages`` messages as one ``pyarrow.RecordBatch`` with the columns of
+        Spark's Kafka source: key, value (binary), topic (string), partition (int32), offset
+        (int64), timestamp (timestamp[us, UTC], null when unknown), timestampType (int32: -1
+        none, 0 create time, 1 log append time) and, with ``headers=True``, headers
+        (list<struct<key: string, value: binary>>, null when a record has none).
+
+        The records go from librdkafka into Arrow buffers in C, without a Python object per
+        record (needs pyarrow). Waits like consume(): until ``num_messages`` arrived or
+        ``timeout`` seconds passed (-1: forever).
+
+        ``end_offsets``: {(topic, partition): end} makes the read range-bounded: records at
+        or after a partition's end are dropped, and the call returns as soon as every listed
+        partition reached its end (a record at end - 1, or, with enable.partition.eof, the
+        partition's end). Partition-EOF events never become rows. An error event ends the
+        batch: it is raised as KafkaException, by the next call when rows came before it. A
+        batch also ends before a record that would take a column past Arrow's 2 GiB.
+
+        Nothing is lost when the call raises (a callback it serves raised, Ctrl-C, no memory):
+        the messages it had taken are delivered first by the next poll()/consume()/
+        consume_arrow().
+        """
     def commit(self, message: Optional[Message] = None,
                offsets: Optional[List[TopicPartition]] = None,
-               asynchronous: bool = True) -> Optional[List[TopicPartition]]: ...
+               asynchronous: bool = True) -> Optional[List[TopicPartition]]:
+        """Commit ``message``'s offset + 1, ``offsets``, or the current positions.
+
+        Asynchronous: returns None, the result goes to on_commit. Synchronous: returns the
+        committed TopicPartition list (per-partition errors set) or raises KafkaException.
+        """
     def committed(self, partitions: List[TopicPartition],
-                  timeout: Optional[float] = -1) -> List[TopicPartition]: ...
-    def position(self, partitions: List[TopicPartition]) -> List[TopicPartition]: ...
+                  timeout: Optional[float] = -1) -> List[TopicPartition]:
+        """The group's committed offsets for ``partitions``."""
+    def position(self, partitions: List[TopicPartition]) -> List[TopicPartition]:
+        """The next offset this consumer will read for each of ``partitions``."""
     def store_offsets(self, message: Optional[Message] = None,
-                      offsets: Optional[List[TopicPartition]] = None) -> None: ...
-    def seek(self, partition: TopicPartition) -> None: ...
+                      offsets: Optional[List[TopicPartition]] = None) -> None:
+        """Store offsets (message offset + 1, or ``offsets`` as given) for the next commit."""
+    def seek(self, partition: TopicPartition) -> None:
+        """Move the fetch position of an assigned partition to ``partition.offset``."""
     def pause(self, partitions: List[TopicPartition]) -> None:
         """Stop fetching ``partitions`` (keeping their positions) until ``resume()``;
         the group membership is unaffected.
@@ -586,15 +723,27 @@ class Consumer(_Handle):
     def resume(self, partitions: List[TopicPartition]) -> None:
         """Fetch ``partitions`` again after ``pause()``, from where they stopped."""
     def get_watermark_offsets(self, partition: TopicPartition, timeout: float = -1,
-                              cached: bool = False) -> Tuple[int, int]: ...
+                              cached: bool = False) -> Tuple[int, int]:
+        """(low, high) offsets of ``partition``: asked of the broker, or the cached values."""
     def offsets_for_times(self, partitions: List[TopicPartition],
-                          timeout: float = -1) -> List[TopicPartition]: ...
-    def memberid(self) -> Optional[str]: ...
+                          timeout: float = -1) -> List[TopicPartition]:
+        """For each partition (its ``offset`` a timestamp in ms): the earliest offset whose
+        timestamp is at or after it (-1 when there is none).
+        """
+    def memberid(self) -> Optional[str]:
+        """The group member id, or None while the consumer is not a member (as confluent-kafka)."""
     def consumer_group_metadata(self) -> ConsumerGroupMetadata:
         """The group's state (id, generation, member id) to pass to
         ``Producer.send_offsets_to_transaction()`` in a consume-transform-produce loop.
         """
-    def close(self) -> None: ...
+    def close(self) -> None:
+        """Leave the group (committing offsets if auto-commit is on), serve the final
+        rebalance callbacks, and free the consumer. Closing twice is harmless.
+
+        The wait (up to ``session.timeout.ms`` when the group coordinator cannot be reached)
+        is served in short GIL-free chunks, so Ctrl-C interrupts it: the consumer then stays
+        closed to every other call, and calling close() again resumes the wait.
+        """
     def __iter__(self) -> "Consumer": ...
     def __next__(self) -> Message: ...
 
@@ -605,13 +754,18 @@ SHARE_ACKNOWLEDGE_TYPE_REJECT: int
 class Messages:
     """The read-only batch :meth:`ShareConsumer.poll` returns: iteration, ``len()``, indexing
     and slicing (a slice is a :class:`Messages` too), ``count()``, ``is_empty()`` and
-    ``records()`` (a copy as a list)."""
+    ``records()`` (a copy as a list). (Re-exported by the package as ``confluent_kafka._model``
+    has it.)
+    """
     def __init__(self, messages: Iterable[Message] = ()) -> None: ...
     @classmethod
     def _from_list(cls, records: List[Message]) -> Messages: ...
-    def records(self) -> List[Message]: ...
-    def count(self) -> int: ...
-    def is_empty(self) -> bool: ...
+    def records(self) -> List[Message]:
+        """The messages of this batch, as a new list."""
+    def count(self) -> int:
+        """How many messages the batch holds."""
+    def is_empty(self) -> bool:
+        """True when the batch holds no message."""
     def __len__(self) -> int: ...
     def __iter__(self) -> Iterator[Message]: ...
     @overload
@@ -621,19 +775,60 @@ class Messages:
 
 @disjoint_base
 class ShareConsumer(_Handle):
+    """A share-group consumer (KIP-932, confluent-kafka compatible): the records of the
+    subscribed topics are shared out among the group's members, each delivered to one member
+    at a time and acknowledged one by one.
+
+    ``ShareConsumer(conf)``, ``ShareConsumer(conf, **kwargs)`` or ``ShareConsumer(**kwargs)``;
+    ``group.id`` is required, ``share.acknowledgement.mode`` is ``implicit`` (records of a poll
+    are accepted by the next poll or commit) or ``explicit`` (acknowledge() each record, then
+    commit). ``error_cb``, ``stats_cb``, ``throttle_cb``, ``logger`` and the
+    acknowledgement-commit callback are served only inside poll(), commit_sync(),
+    commit_async() and close(), on the calling thread; ``oauth_cb`` as for Producer. Not for
+    concurrent use from several threads (a second thread's call raises
+    ConcurrentModificationException).
+    """
     def __init__(self, *args: Dict[str, Any], **kwargs: Any) -> None: ...
-    def subscribe(self, topics: List[str]) -> None: ...
-    def unsubscribe(self) -> None: ...
-    def subscription(self) -> List[str]: ...
-    def poll(self, timeout: Optional[float] = -1) -> Messages: ...
-    def acknowledge(self, message: Message, ack_type: int = 1) -> None: ...
+    def subscribe(self, topics: List[str]) -> None:
+        """Subscribe to ``topics`` (a list of names; it replaces the current subscription,
+        an empty list unsubscribes). The broker assigns the partitions.
+        """
+    def unsubscribe(self) -> None:
+        """Leave the subscription: the broker takes this member out of the share group."""
+    def subscription(self) -> List[str]:
+        """The subscribed topic names."""
+    def poll(self, timeout: Optional[float] = -1) -> Messages:
+        """A :class:`~confluent_binding.Messages` batch of the records acquired for this
+        member (empty after ``timeout`` seconds; -1: wait forever). Check each message's
+        error(). In explicit mode every record of the previous batch must be acknowledged
+        first.
+        """
+    def acknowledge(self, message: Message, ack_type: int = 1) -> None:
+        """Explicit mode: record how the broker is to treat ``message`` (ACCEPT, RELEASE or
+        REJECT); sent by the next poll(), commit_sync() or commit_async().
+        """
     def acknowledge_offset(self, topic: str, partition: int, offset: int,
-                           ack_type: int = 1) -> None: ...
-    def commit_sync(self, timeout: Optional[float] = 60) -> Dict[TopicPartition, Any]: ...
-    def commit_async(self) -> None: ...
+                           ack_type: int = 1) -> None:
+        """Explicit mode: acknowledge the record at ``topic``/``partition``/``offset``."""
+    def commit_sync(self, timeout: Optional[float] = 60) -> Dict[TopicPartition, Any]:
+        """Send the pending acknowledgements and wait up to ``timeout`` seconds (-1: forever)
+        for the broker: {TopicPartition: None or KafkaException}, empty when nothing was
+        pending. In implicit mode the records of the last poll are accepted first.
+        """
+    def commit_async(self) -> None:
+        """Send the pending acknowledgements; the outcome goes to the acknowledgement-commit
+        callback.
+        """
     def set_acknowledgement_commit_callback(
-        self, callback: Optional[Callable[[Dict[TopicPartition, Any], Any], Any]]) -> None: ...
-    def close(self) -> None: ...
+        self, callback: Optional[Callable[[Dict[TopicPartition, Any], Any], Any]]) -> None:
+        """``callback(offsets, exception)`` gets the acknowledged offsets
+        ({TopicPartition: set of offsets}) and None or a KafkaException, each time the broker
+        answers an acknowledgement commit; None clears it.
+        """
+    def close(self) -> None:
+        """Commit the pending acknowledgements, leave the share group and free the consumer
+        (callbacks are served meanwhile). Closing twice is harmless.
+        """
 
 @disjoint_base
 class _AdminClientImpl(_Handle):
@@ -695,6 +890,13 @@ def _produce_arrow(producer: Producer, topic: Optional[str], value: Any, key: An
 class _AioPath:
     """AIOProducer's compiled produce path (its producer and loop)."""
     def __new__(cls, producer: Producer, loop: AbstractEventLoop) -> "_AioPath": ...
+
+@disjoint_base
+class _AioProducerBase:
+    """The asyncio producer's base: what its compiled produce() needs of it."""
+    _fast: Optional[_AioPath]
+    def _produce(self, topic: Any, value: Any, key: Any, partition: Any, on_delivery: Any,
+                 timestamp: Any, headers: Any, callback: Any) -> Any: ...
 
 async def _aio_produce(self: Any, topic: str, value: Optional[_Buffer] = None,
                        key: Optional[_Buffer] = None, partition: int = -1,

@@ -490,7 +490,8 @@ def _aio_produce(self, topic, value=None, key=None, partition=-1, on_delivery=No
     a task). That result is an _AioProduce, not a Python coroutine: with nothing to wait for it
     answers the await at once, from C (see _produce_am_send)."""
     cdef _AioProduce c = _AioProduce.__new__(_AioProduce)
-    c.owner, c.topic, c.value, c.key, c.partition = self, topic, value, key, partition
+    c.owner = <_AioProducerBase?>self
+    c.topic, c.value, c.key, c.partition = topic, value, key, partition
     c.on_delivery, c.timestamp, c.headers, c.callback = on_delivery, timestamp, headers, callback
     return c
 
@@ -520,12 +521,22 @@ cdef class _AioPath:
     """AIOProducer's compiled produce path, while it is open: its producer, the loop its
     futures are on, and how many messages went out since produce() last let the loop run."""
 
-    cdef Producer producer
-    cdef object loop
-    cdef int since_turn
-
     def __cinit__(self, Producer producer not None, loop not None):
         self.producer, self.loop = producer, loop
+
+
+@cython.binding(False)
+@cython.auto_pickle(False)
+cdef class _AioProducerBase:
+    """The base of the asyncio producer (``aio.AIOProducer``): what its compiled produce()
+    (``_aio_produce``, installed as the class's ``produce``) needs of it. ``_fast`` is the
+    compiled path while the producer is open (None: every message takes ``_produce``), and
+    ``_produce(topic, value, key, partition, on_delivery, timestamp, headers, callback)`` is the
+    coroutine function the subclass defines for the rest (a callback of the caller's, a
+    serializing producer, a full queue, a closed producer)."""
+
+    def _produce(self, topic, value, key, partition, on_delivery, timestamp, headers, callback):
+        raise NotImplementedError("AIOProducer subclasses define _produce()")
 
 
 @cython.binding(False)
@@ -541,7 +552,8 @@ cdef class _AioProduce:
     runs the producer's ``_produce()`` coroutine, which may wait on the loop, and hands on what
     that yields and returns."""
 
-    cdef object owner, topic, value, key, partition, on_delivery, timestamp, headers, callback
+    cdef _AioProducerBase owner
+    cdef object topic, value, key, partition, on_delivery, timestamp, headers, callback
     cdef object inner           # the _produce() coroutine it delegates to
     cdef int state
 
@@ -586,7 +598,8 @@ cdef class _AioProduce:
 
     cdef void _finish(self) noexcept:
         self.state = CALL_DONE
-        self.owner = self.topic = self.value = self.key = self.headers = None
+        self.owner = None
+        self.topic = self.value = self.key = self.headers = None
         self.on_delivery = self.callback = self.inner = None
 
     cdef object _step(self, object arg, bint *yielded):

@@ -3,7 +3,7 @@
 import asyncio
 import functools
 
-from .._core import DeliveryFuture, KafkaError, Producer, _aio_produce, _AioPath
+from .._core import DeliveryFuture, KafkaError, Producer, _aio_produce, _AioPath, _AioProducerBase
 from ..error import KafkaException
 from ._engine import (
     Background,
@@ -34,7 +34,7 @@ def _settle(fut, on_delivery, err, msg):
         on_delivery(err, msg)
 
 
-class AIOProducer(HandleCalls):
+class AIOProducer(HandleCalls, _AioProducerBase):
     """An asyncio producer with confluent-kafka 2.16's ``confluent_kafka.aio.AIOProducer`` API.
 
     Created inside a running loop. ``await produce(...)`` enqueues the message and returns a
@@ -177,9 +177,21 @@ class AIOProducer(HandleCalls):
     # -- transactions --
 
     async def init_transactions(self, timeout=-1):
+        """Initialise transactions for the ``transactional.id`` (fencing older producers with
+        the same id); call once before :meth:`begin_transaction`. librdkafka's call is waited for
+        off the loop, up to ``timeout`` seconds (-1: no limit), while the loop keeps running.
+
+        Raises:
+            KafkaException: with ``retriable()``/``fatal()`` as librdkafka says.
+        """
         await self._ended(self._producer.init_transactions, timeout)
 
     async def begin_transaction(self):
+        """Start a transaction: what is produced from now on commits or aborts together.
+
+        Raises:
+            KafkaException: ``_STATE`` without :meth:`init_transactions` or with a transaction open.
+        """
         self._check_open()
         self._producer.begin_transaction()
 
@@ -203,6 +215,10 @@ class AIOProducer(HandleCalls):
         await self._ended(self._producer.commit_transaction, -1 if left is None else left)
 
     async def abort_transaction(self, timeout=-1):
+        """Abort the transaction: queued messages are purged (their futures fail with
+        ``_PURGE_QUEUE``) and the broker discards what was written. Waited for off the loop, up
+        to ``timeout`` seconds.
+        """
         await self._ended(self._producer.abort_transaction, timeout)
 
     async def _ended(self, call, timeout):
