@@ -10,9 +10,12 @@ An object re-exported by several modules (``Producer`` is ``confluent_binding.Pr
 it when that module is public, else the shortest public module that exports it; the other pages
 link there.
 
-    python docs/apigen.py            prints the docstring counts per module
+    python docs/apigen.py            prints the docstring counts per module (-v: and the names)
+    python docs/apigen.py --sync-stub   copies the compiled module's docstrings into its stub
 """
 
+import ast
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -56,9 +59,15 @@ def public_names(module):
 
 
 def _described(obj):
-    """Objects that get a description of their own (classes and functions); the rest (constants,
-    instances) are described in every module that has them."""
-    return inspect.isclass(obj) or inspect.isroutine(obj)
+    """Objects that get a description of their own (this package's classes and functions); the
+    rest (constants, instances) are described in every module that has them, and another
+    package's classes and functions that a module re-exports (tink's ``KmsClient``) are named
+    with their origin, neither described nor counted here."""
+    return (inspect.isclass(obj) or inspect.isroutine(obj)) and _ours(obj)
+
+
+def _foreign(obj):
+    return (inspect.isclass(obj) or inspect.isroutine(obj)) and not _ours(obj)
 
 
 def homes(modules):
@@ -79,16 +88,176 @@ def homes(modules):
     return result
 
 
-def has_doc(obj):
-    """True when ``obj`` has a docstring of its own beyond a signature line."""
+# The compiled module's stub: where the compiled classes' members that have no docstring in the
+# extension itself are documented (what IDEs show, and what the API reference shows for them).
+CORE = PACKAGE + "._core"
+STUB = Path(__file__).resolve().parent.parent / PACKAGE / "_core.pyi"
+
+
+@functools.lru_cache(maxsize=None)
+def stub_docs():
+    """``{"Class": doc, "Class.member": doc}`` from the compiled module's stub: the docstrings of
+    its classes and methods, and the string literal that follows an attribute's annotation."""
+    docs = {}
+    for node in ast.parse(STUB.read_text()).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        if ast.get_docstring(node):
+            docs[node.name] = ast.get_docstring(node)
+        body = node.body
+        for i, item in enumerate(body):
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    ast.get_docstring(item):
+                docs["%s.%s" % (node.name, item.name)] = ast.get_docstring(item)
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and \
+                    i + 1 < len(body) and isinstance(body[i + 1], ast.Expr) and \
+                    isinstance(body[i + 1].value, ast.Constant) and \
+                    isinstance(body[i + 1].value.value, str):
+                docs["%s.%s" % (node.name, item.target.id)] = \
+                    inspect.cleandoc(body[i + 1].value.value)
+    return docs
+
+
+def stub_doc(obj):
+    """The stub's docstring of a compiled class or of a member of one, or None."""
+    owner = getattr(obj, "__objclass__", None)
+    if owner is None and inspect.isclass(obj):
+        owner = obj
+    if owner is None and inspect.isroutine(obj) and getattr(obj, "__module__", None) == CORE:
+        return stub_docs().get(getattr(obj, "__qualname__", ""))   # a method of a Python class
+    if owner is None or getattr(owner, "__module__", None) != CORE:
+        return None
+    qualname = getattr(obj, "__qualname__", None)
+    if qualname is None and getattr(obj, "__name__", None):
+        qualname = "%s.%s" % (owner.__name__, obj.__name__)
+    return stub_docs().get(qualname)
+
+
+def runtime_doc(obj):
+    """``obj``'s own docstring, cleaned, without the signature line Cython embeds; or None."""
+    doc = getattr(obj, "__doc__", None)
+    if not isinstance(doc, str):
+        return None
+    text = _strip_signature(inspect.cleandoc(doc))
+    return text if text and text != "None" else None
+
+
+def _strip_signature(text):
+    """``text`` without the signature Cython embeds at its start (``Name(args) -> T``, which may
+    span lines)."""
+    if not re.match(r"[\w.]+\(", text):
+        return text.strip()
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == ")" and depth == 0:
+            rest = text[i + 1:]
+            first, _, after = rest.partition("\n")
+            if first.strip() and not re.match(r"\s*->", first):
+                return text.strip()        # not a signature: prose that starts with a call
+            return after.strip()
+    return text.strip()
+
+
+def stub_edits():
+    """The docstrings the compiled module has and its stub lacks: ``[(line, indent, doc)]``, a
+    docstring to insert after 1-based ``line`` of the stub (a class header's last line, a
+    one-line ``def``, an attribute's annotation), for every public class, method and attribute
+    of the stub whose compiled counterpart has a docstring of its own."""
+    core = importlib.import_module(CORE)
+    edits = []
+    for node in ast.parse(STUB.read_text()).body:
+        cls = getattr(core, node.name, None) if isinstance(node, ast.ClassDef) else None
+        if cls is None or node.name.startswith("_") or not inspect.isclass(cls):
+            continue
+        if node.body[0].lineno == node.lineno:      # ``class X: ...`` on one line: left alone
+            continue
+        indent = " " * node.body[0].col_offset
+        if ast.get_docstring(node) is None and runtime_doc(cls) and \
+                "__doc__" in vars(cls):
+            first = node.body[0]
+            start = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])])
+            edits.append((start - 1, indent, runtime_doc(cls)))
+        body = node.body
+        for i, item in enumerate(body):
+            if isinstance(item, ast.FunctionDef):
+                name, documented = item.name, ast.get_docstring(item) is not None
+                if any(getattr(d, "id", None) == "overload" for d in item.decorator_list):
+                    continue
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                name = item.target.id
+                documented = i + 1 < len(body) and isinstance(body[i + 1], ast.Expr) and \
+                    isinstance(body[i + 1].value, ast.Constant)
+            else:
+                continue
+            member = vars(cls).get(name)
+            if not (inspect.isroutine(member) or inspect.isdatadescriptor(member)):
+                continue        # a constant: its docstring would be its type's
+            if name.startswith("_") or documented or not runtime_doc(member):
+                continue
+            edits.append((item.end_lineno, indent + ("    " if isinstance(item, ast.FunctionDef)
+                                                      else ""), runtime_doc(member)))
+    return edits
+
+
+def stub_mismatches():
+    """``Class.member`` names whose docstring in the stub differs from the compiled one (both
+    present): one of the two was edited alone."""
+    core = importlib.import_module(CORE)
+    out = []
+    for key, doc in sorted(stub_docs().items()):
+        cls_name, _, member = key.partition(".")
+        if cls_name.startswith("_"):
+            continue
+        cls = getattr(core, cls_name, None)
+        obj = cls if not member else vars(cls).get(member) if inspect.isclass(cls) else None
+        if obj is None or (member and not (inspect.isroutine(obj) or
+                                           inspect.isdatadescriptor(obj))):
+            continue
+        if not member and "__doc__" not in vars(cls):
+            continue
+        compiled = runtime_doc(obj)
+        if compiled is not None and compiled != inspect.cleandoc(doc):
+            out.append(key)
+    return out
+
+
+def sync_stub():
+    """Copies into the stub (``_core.pyi``) every docstring the compiled module has and the stub
+    lacks, so IDEs show them; returns how many were added."""
+    lines = STUB.read_text().split("\n")
+    edits = stub_edits()
+    for line, indent, doc in sorted(edits, reverse=True):
+        lines[line - 1] = re.sub(r": \.\.\.(\s*#.*)?$", r":\1", lines[line - 1])
+        body = doc.replace('"""', '\\"\\"\\"').splitlines()
+        if len(body) == 1:
+            text = [indent + '"""%s"""' % body[0]]
+        else:
+            text = [indent + '"""' + body[0]] + [(indent + b) if b.strip() else ""
+                                                 for b in body[1:]] + [indent + '"""']
+        lines[line:line] = text
+    STUB.write_text("\n".join(lines))
+    stub_docs.cache_clear()
+    return len(edits)
+
+
+def _own_doc(obj):
     doc = obj.__doc__ if not isinstance(obj, property) else (obj.fget.__doc__ if obj.fget else
                                                               obj.__doc__)
+    slots = getattr(getattr(obj, "__objclass__", None), "__slots__", None)
+    if doc is None and isinstance(slots, dict):
+        # a slot's docstring is the value of the ``__slots__`` dict (as pydoc and autodoc read)
+        doc = slots.get(getattr(obj, "__name__", None))
     if not isinstance(doc, str):
         return False
-    lines = [line.strip() for line in doc.strip().splitlines()]
-    while lines and _SIGNATURE_LINE.match(lines[0]):
-        lines.pop(0)
-    return any(lines)
+    text = _strip_signature(inspect.cleandoc(doc))
+    return bool(text) and text != "None"      # (a docstring that is the text "None" is none)
+
+
+def has_doc(obj):
+    """True when ``obj`` has a docstring of its own beyond a signature line (for the compiled
+    classes, in the extension or in its stub)."""
+    return _own_doc(obj) or bool(stub_doc(obj))
 
 
 def class_members(cls):
@@ -135,10 +304,12 @@ def module_page(name, home_of):
     module = sys.modules[name]
     out = [_title("``%s``" % name, "="), "",
            ".. automodule:: %s" % name, "   :no-members:", ""]
-    described, elsewhere, data = [], [], []
+    described, elsewhere, data, foreign = [], [], [], []
     for attr in public_names(module):
         obj = getattr(module, attr)
-        if not _described(obj):
+        if _foreign(obj):
+            foreign.append((attr, "%s.%s" % (obj.__module__, obj.__qualname__)))
+        elif not _described(obj):
             data.append(attr)
         elif home_of[id(obj)] == "%s.%s" % (name, attr):
             described.append((attr, obj))
@@ -153,6 +324,11 @@ def module_page(name, home_of):
             out += [".. autofunction:: %s.%s" % (name, attr), ""]
     for attr in data:
         out += [".. autodata:: %s.%s" % (name, attr), "   :no-value:", ""]
+    if foreign:
+        out += [_title("From other packages", "-"), "",
+                "These names are re-exported from the packages that define them:", ""]
+        out += ["- ``%s``: ``%s``" % (attr, origin) for attr, origin in foreign]
+        out.append("")
     if elsewhere:
         out += [_title("Also here", "-"), "",
                 "These names are described where they are defined:", ""]
@@ -207,4 +383,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if "--sync-stub" in sys.argv[1:]:
+        print("docstrings added to %s: %d" % (STUB.name, sync_stub()))
+    else:
+        main()

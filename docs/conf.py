@@ -9,6 +9,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import apigen  # noqa: E402
+import generated  # noqa: E402
 
 import confluent_binding  # noqa: E402
 
@@ -26,9 +27,13 @@ extensions = [
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "_generated"]
 myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence"]
+
+# Tables generated from the data they show (benchmark results, confluent-kafka's API names),
+# included by the pages: docs/generated.py.
+generated.write_all(HERE / "_generated")
 
 # The API reference: one page per public module, generated at each build (docs/apigen.py).
 API_MODULES = apigen.write_pages(HERE / "api")
@@ -112,6 +117,16 @@ def _no_type_docstring(app, what, name, obj, options, lines):
         lines[:] = []
 
 
+def _stub_docstring(app, what, name, obj, options, lines):
+    """A compiled class's member documented only in the stub (``_core.pyi``) shows that
+    docstring."""
+    if "\n".join(lines).strip() in ("", "None"):
+        doc = apigen.stub_doc(obj)
+        if doc:
+            lines[:] = doc.splitlines() + [""]
+
+
 def setup(app):
     app.connect("missing-reference", _resolve_reexport)
+    app.connect("autodoc-process-docstring", _stub_docstring)
     app.connect("autodoc-process-docstring", _no_type_docstring)

@@ -42,18 +42,28 @@ class OffsetSpec:
 
     @classmethod
     def earliest(cls):
+        """The spec of a partition's earliest offset (its log start), as ``OffsetSpec(-2)``."""
         return cls._specials[OFFSET_SPEC_EARLIEST]
 
     @classmethod
     def latest(cls):
+        """The spec of a partition's latest offset (the next one to be written, the high
+        watermark), as ``OffsetSpec(-1)``.
+        """
         return cls._specials[OFFSET_SPEC_LATEST]
 
     @classmethod
     def max_timestamp(cls):
+        """The spec of the offset of the message with the largest timestamp, as
+        ``OffsetSpec(-3)``.
+        """
         return cls._specials[OFFSET_SPEC_MAX_TIMESTAMP]
 
     @classmethod
     def for_timestamp(cls, timestamp):
+        """The spec of the earliest offset whose timestamp is at or after ``timestamp``
+        (milliseconds since the epoch); list_offsets() gives -1 when there is none.
+        """
         return TimestampSpec(timestamp)
 
     def __lt__(self, other):

@@ -15,7 +15,16 @@ class NewTopic:
     of topic configs. Equal, hashed and ordered by (topic, num_partitions).
     """
 
-    __slots__ = ("_topic", "num_partitions", "replication_factor", "replica_assignment", "config")
+    __slots__ = {
+        "_topic": None,
+        "num_partitions": "The number of partitions (-1: the broker's ``num.partitions``).",
+        "replication_factor": "The number of replicas of each partition (-1: the broker's\n"
+                              "``default.replication.factor``).",
+        "replica_assignment": "A list of broker-id lists, one per partition (the first id the\n"
+                              "preferred leader), or None to let the broker place them.",
+        "config": "Topic configuration properties (``{\"cleanup.policy\": \"compact\"}``); {} by\n"
+                  "default.",
+    }
 
     def __init__(self, *args, **kwargs):
         topic, num_partitions, replication_factor, replica_assignment, config = parse_args(
@@ -74,7 +83,12 @@ class NewPartitions:
     the broker ids of each new partition. Equal, hashed and ordered by (topic, new_total_count).
     """
 
-    __slots__ = ("_topic", "new_total_count", "replica_assignment")
+    __slots__ = {
+        "_topic": None,
+        "new_total_count": "The partition count the topic will have (not the number added).",
+        "replica_assignment": "For each new partition, the list of broker ids of its replicas, or\n"
+                              "None to let the broker place them.",
+    }
 
     def __init__(self, *args, **kwargs):
         topic, new_total_count, replica_assignment = parse_args(
@@ -143,9 +157,11 @@ class Uuid:
         self._lsb = _int64(lsb)
 
     def get_most_significant_bits(self):
+        """The upper 64 bits of the id, as a signed int (Java's ``long``)."""
         return self._msb
 
     def get_least_significant_bits(self):
+        """The lower 64 bits of the id, as a signed int (Java's ``long``)."""
         return self._lsb
 
     def __str__(self):

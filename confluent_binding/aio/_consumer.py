@@ -93,36 +93,55 @@ class AIOConsumer(HandleCalls):
                 self._consumer.unassign()
 
     async def subscribe(self, topics, on_assign=None, on_revoke=None, on_lost=None):
+        """Join the group for ``topics`` (names, or ``^regex`` patterns), as
+        :meth:`Consumer.subscribe <confluent_binding.Consumer.subscribe>`.
+
+        ``on_assign``, ``on_revoke`` and ``on_lost`` are called as ``cb(consumer, partitions)`` with
+        this AIOConsumer, from inside :meth:`poll`/:meth:`consume`; they may be coroutine functions,
+        in which case the partitions are (un)assigned once the coroutine has finished, unless it
+        called :meth:`assign`/:meth:`incremental_assign` (or the unassign calls) itself.
+        """
         self._check_open()
         self._consumer.subscribe(topics, on_assign=self._rebalance_cb("assign", on_assign),
                                  on_revoke=self._rebalance_cb("revoke", on_revoke),
                                  on_lost=self._rebalance_cb("lost", on_lost))
 
     async def unsubscribe(self):
+        """Leave the subscription; the assignment is revoked (``on_revoke`` runs in the next
+        poll)."""
         self._check_open()
         self._consumer.unsubscribe()
 
     async def assign(self, partitions):
+        """Replace the assignment with ``partitions`` (TopicPartitions; an offset set in one is
+        where fetching starts). Inside a rebalance callback it replaces the automatic assignment.
+        """
         self._check_open()
         self._user_assigned = True
         self._consumer.assign(partitions)
 
     async def unassign(self):
+        """Drop the current assignment; inside a revoke callback it replaces the automatic one."""
         self._check_open()
         self._user_assigned = True
         self._consumer.unassign()
 
     async def incremental_assign(self, partitions):
+        """Add ``partitions`` to the assignment (cooperative rebalancing, or manual assignment)."""
         self._check_open()
         self._user_assigned = True
         self._consumer.incremental_assign(partitions)
 
     async def incremental_unassign(self, partitions):
+        """Remove ``partitions`` from the assignment (cooperative rebalancing, or manual
+        assignment).
+        """
         self._check_open()
         self._user_assigned = True
         self._consumer.incremental_unassign(partitions)
 
     async def assignment(self):
+        """The partitions currently assigned (a list of TopicPartition)."""
         self._check_open()
         return self._consumer.assignment()
 
@@ -201,46 +220,75 @@ class AIOConsumer(HandleCalls):
     # -- offsets --
 
     async def commit(self, message=None, offsets=None, asynchronous=True):
+        """Commit ``message``'s offset + 1, ``offsets``, or the current positions.
+
+        With ``asynchronous=True`` (the default) returns None at once and the result goes to
+        ``on_commit``; with ``asynchronous=False`` waits for the broker on the loop thread and
+        returns the committed TopicPartitions (each with its ``error``), raising KafkaException when
+        the whole commit failed.
+        """
         self._check_open()
         return self._consumer.commit(message=message, offsets=offsets, asynchronous=asynchronous)
 
     async def store_offsets(self, message=None, offsets=None):
+        """Store ``message``'s offset + 1 (or ``offsets`` as given) for the next commit; needs
+        ``enable.auto.offset.store=false``.
+        """
         self._check_open()
         self._consumer.store_offsets(message=message, offsets=offsets)
 
     async def committed(self, partitions, timeout=-1):
+        """The group's committed offsets for ``partitions``; a broker round trip made on the
+        loop thread, up to ``timeout`` seconds (-1: no limit).
+        """
         self._check_open()
         return self._consumer.committed(partitions, timeout)
 
     async def position(self, partitions):
+        """The next offset to be read for each of ``partitions`` (from the local state, no
+        broker call).
+        """
         self._check_open()
         return self._consumer.position(partitions)
 
     async def seek(self, partition):
+        """Move the fetch position of an assigned partition to ``partition.offset``."""
         self._check_open()
         self._consumer.seek(partition)
 
     async def pause(self, partitions):
+        """Stop fetching ``partitions`` until :meth:`resume`; their positions are kept."""
         self._check_open()
         self._consumer.pause(partitions)
 
     async def resume(self, partitions):
+        """Fetch ``partitions`` again after :meth:`pause`."""
         self._check_open()
         self._consumer.resume(partitions)
 
     async def get_watermark_offsets(self, partition, timeout=-1, cached=False):
+        """``(low, high)`` offsets of ``partition``: asked of the broker (on the loop thread, up
+        to ``timeout`` seconds), or with ``cached=True`` the last values fetched, without a call.
+        """
         self._check_open()
         return self._consumer.get_watermark_offsets(partition, timeout, cached)
 
     async def offsets_for_times(self, partitions, timeout=-1):
+        """For each partition (its ``offset`` a timestamp in ms), the earliest offset whose
+        timestamp is at or after it (-1 when there is none); a broker call on the loop thread.
+        """
         self._check_open()
         return self._consumer.offsets_for_times(partitions, timeout)
 
     async def consumer_group_metadata(self):
+        """The group's state, for :meth:`AIOProducer.send_offsets_to_transaction
+        <confluent_binding.aio.AIOProducer.send_offsets_to_transaction>`.
+        """
         self._check_open()
         return self._consumer.consumer_group_metadata()
 
     async def memberid(self):
+        """The group member id, or None while the consumer is not a member."""
         self._check_open()
         return self._consumer.memberid()
 

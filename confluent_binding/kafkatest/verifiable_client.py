@@ -38,6 +38,9 @@ class VerifiableClient:
         self.dbg("Pid is %d" % os.getpid())
 
     def sig_term(self, sig, frame):
+        """The SIGTERM handler: ends the client's main loop (``run``) so it closes cleanly and
+        reports ``shutdown_complete``, as Kafka's system tests expect.
+        """
         self.dbg("SIGTERM")
         self.run = False
 

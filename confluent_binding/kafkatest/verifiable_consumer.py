@@ -35,10 +35,14 @@ class AssignedPartition:
         self.max_offset = 0
 
     def to_dict(self):
+        """The partition's entry of a ``records_consumed`` event: topic, partition, count,
+        minOffset and maxOffset.
+        """
         return {"topic": self.topic, "partition": self.partition, "count": self.consumed_msgs,
                 "minOffset": self.min_offset, "maxOffset": self.max_offset}
 
     def reported(self):
+        """Start counting afresh after a ``records_consumed`` report."""
         self.consumed_msgs = 0
         self.min_offset = -1
         self.max_offset = 0
@@ -67,6 +71,7 @@ class VerifiableConsumer(VerifiableClient):
 
     @property
     def assignment(self):
+        """The :class:`AssignedPartition` of every partition currently assigned."""
         return list(self.assignment_dict.values())
 
     def find_assignment(self, topic, partition):
@@ -97,6 +102,9 @@ class VerifiableConsumer(VerifiableClient):
                                   for p in partitions]})
 
     def on_assign(self, consumer, partitions):
+        """The rebalance callback of an assignment: tracks the partitions (added to the
+        current ones with incremental rebalancing) and reports a ``partitions_assigned`` event.
+        """
         old = self.assignment_dict if self.incremental else {}
         new = dict(old)
         for p in partitions:
@@ -106,6 +114,9 @@ class VerifiableConsumer(VerifiableClient):
         self.send_assignment("assigned", partitions)
 
     def on_revoke(self, consumer, partitions):
+        """The rebalance callback of a revocation: reports what was consumed, commits it
+        synchronously, drops the partitions and reports a ``partitions_revoked`` event.
+        """
         # report and commit what was consumed before the partitions go
         self.send_records_consumed(immediate=True)
         self.do_commit(immediate=True, asynchronous=False)
@@ -219,6 +230,13 @@ def _parser():
 
 
 def main(argv=None):
+    """The ``verifiable_consumer`` command of Kafka's system tests (kafkatest): the options of
+    Kafka's VerifiableConsumer (``--broker-list``, ``--topic``, ``--group-id``, ...); prints one
+    JSON event per line on stdout until ``--max-messages`` have been consumed or SIGTERM.
+
+    Args:
+        argv: the command-line arguments (default ``sys.argv[1:]``).
+    """
     parser = _parser()
     args = vars(parser.parse_args(argv))
     if args["conf_group.protocol"] not in (None, "classic") and \

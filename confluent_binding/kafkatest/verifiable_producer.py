@@ -77,6 +77,14 @@ def _parser():
 
 
 def main(argv=None):
+    """The ``verifiable_producer`` command of Kafka's system tests (kafkatest): the options of
+    Kafka's VerifiableProducer (``--broker-list``, ``--topic``, ``--max-messages``,
+    ``--throughput``, ...); prints one JSON event per line on stdout (each delivery, then
+    ``shutdown_complete``).
+
+    Args:
+        argv: the command-line arguments (default ``sys.argv[1:]``).
+    """
     parser = _parser()
     args = vars(parser.parse_args(argv))
     conf = client_config(parser, args, {})

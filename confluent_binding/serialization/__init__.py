@@ -89,6 +89,16 @@ class SerializerBuilder:
     __slots__: List[str] = []
 
     def build(self, conf: Dict[str, Any], is_key: bool) -> Tuple[Serializer, Dict[str, Any]]:
+        """The serializer for this client's key (``is_key``) or value.
+
+        Args:
+            conf: the client's configuration.
+            is_key: True for ``key.serializer.builder``, False for the value's.
+
+        Returns:
+            ``(serializer, conf)``: the serializer, and ``conf`` without the properties the
+            builder consumed (the client passes the rest to librdkafka).
+        """
         raise NotImplementedError
 
 
@@ -98,6 +108,16 @@ class DeserializerBuilder:
     __slots__: List[str] = []
 
     def build(self, conf: Dict[str, Any], is_key: bool) -> Tuple[Deserializer, Dict[str, Any]]:
+        """The deserializer for this client's key (``is_key``) or value.
+
+        Args:
+            conf: the client's configuration.
+            is_key: True for ``key.deserializer.builder``, False for the value's.
+
+        Returns:
+            ``(deserializer, conf)``: the deserializer, and ``conf`` without the properties the
+            builder consumed.
+        """
         raise NotImplementedError
 
 

@@ -23,6 +23,9 @@ class CertError(RuntimeError):
 
 @dataclass
 class TestCertificates:
+    """The PEM files of a throw-away CA and of a broker and a client certificate it signed
+    (for SSL listeners and mutual TLS in tests); every field is a file path."""
+
     __test__ = False  # not a pytest test class
 
     ca_cert: Path  # CA certificate (client trust store, broker trust store)

@@ -269,14 +269,17 @@ class KafkaNode(Listeners):
 
     @property
     def properties_path(self) -> Path:
+        """The ``server.properties`` file this broker is started with."""
         return self.workdir / "server.properties"
 
     @property
     def pid(self) -> Optional[int]:
+        """The broker JVM's process id, or None while it is not started."""
         return self.process.pid
 
     @property
     def is_running(self) -> bool:
+        """True while the broker's process runs."""
         return self.process.is_running
 
     def _servers(self, listener: str) -> str:

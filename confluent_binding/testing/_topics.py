@@ -129,6 +129,10 @@ class ExternalKafkaCluster(TopicAdmin):
 
     def client_config(self, _config: Optional[Mapping[str, Any]] = None, /,
                       **extra: Any) -> Dict[str, Any]:
+        """A client configuration for the cluster: ``bootstrap.servers``, the cluster's own
+        configuration (security settings given at construction), then ``_config`` and ``extra``
+        (keyword names with ``_`` for ``.``: ``group_id="g"``), later ones winning.
+        """
         conf: Dict[str, Any] = {"bootstrap.servers": self.bootstrap_servers}
         conf.update(self._config)
         conf.update(_config or {})
@@ -136,6 +140,11 @@ class ExternalKafkaCluster(TopicAdmin):
         return conf
 
     def wait_ready(self, timeout: float = 30) -> None:
+        """Wait until the cluster answers a metadata request with at least one broker.
+
+        Raises:
+            KafkaClusterError: not reachable within ``timeout`` seconds.
+        """
         deadline = time.monotonic() + timeout
         while True:
             try:

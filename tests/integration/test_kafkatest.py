@@ -319,7 +319,7 @@ def test_consumer_events_match_confluents(kafka_cluster, make_topic, clients):
 
 def test_confluents_producer_cannot_report_deliveries_ours_can(kafka_cluster, topic, clients):
     # confluent-kafka 2.16's verifiable producer puts the delivered bytes into its JSON event
-    # and dies on the first delivery report; ours prints them as text (see the README)
+    # and dies on the first delivery report; ours prints them as text (see docs/guides/kafkatest.md)
     theirs = clients(THEIRS, "producer", "--topic", topic, "--broker-list",
                      kafka_cluster.bootstrap_servers, "--max-messages", "1")
     assert theirs.proc.wait(60) != 0

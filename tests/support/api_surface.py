@@ -1,9 +1,10 @@
 """confluent-kafka's public modules and names next to confluent_binding's.
 
-The README's table "confluent-kafka's API, name by name" is this module's output
-(``python -m tests.support.api_surface``); tests/unit/test_api_surface.py checks that every
+The docs page "confluent-kafka's API, name by name" (docs/reference/confluent-kafka-api.md)
+shows this module's output, generated at each docs build (docs/generated.py; also
+``python -m tests.support.api_surface``); tests/unit/test_api_surface.py checks that every
 public name of confluent-kafka's modules exists in ours (but for the gaps listed here, each with
-its reason) and that the README still shows what this module finds.
+its reason) and that the page includes the generated table.
 
 A module's public names are those its ``__all__`` lists and what ``dir()`` shows of it, without
 a leading underscore (``__all__`` is not the limit: a name outside it, such as a type alias or a
@@ -287,7 +288,7 @@ def _names(names):
 
 
 def render():
-    """The README's table: every module, its names, and what is not here with the reason."""
+    """The docs page's table: every module, its names, and what is not here with the reason."""
     rows = surface()
     out = ["| confluent-kafka 2.16 | public names | in confluent_binding | not in "
            "confluent_binding |", "|---|--:|--:|---|"]

@@ -1,6 +1,6 @@
 """Every public name of every module of the installed aiokafka 0.14 exists under
 confluent_binding.aiokafka at the same import path, except what is listed below with the reason
-it cannot exist on librdkafka (the README's "aiokafka API" section says the same)."""
+it cannot exist on librdkafka (docs/guides/migrating-from-aiokafka.md says the same)."""
 import importlib
 import pkgutil
 import types

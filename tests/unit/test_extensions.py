@@ -1,4 +1,5 @@
-"""Two conveniences confluent-kafka lacks (documented as extensions in the README):
+"""Two conveniences confluent-kafka lacks (documented as extensions in
+docs/guides/migrating-from-confluent-kafka.md):
 
 - ``for msg in consumer``: messages as they arrive, KafkaException for consumer errors, the end
   of the loop when the consumer is closed; served by the same poll as ``poll()``.

@@ -114,9 +114,13 @@ class CelExecutor(RuleExecutor):
         self._lock = threading.Lock()
 
     def type(self):
+        """The rule type this executor runs: ``"CEL"``."""
         return "CEL"
 
     def transform(self, ctx, msg):
+        """Run the rule over the whole record ``msg`` (bound as ``message``): a CONDITION's
+        result (True: the record passes), or a TRANSFORM's new record.
+        """
         return self.execute(ctx, msg, {"message": to_cel(msg)})
 
     def execute(self, ctx, msg, args):
@@ -137,6 +141,15 @@ class CelExecutor(RuleExecutor):
         return from_cel(result)
 
     def execute_rule(self, ctx, expr, args):
+        """Evaluate one CEL expression ``expr`` with the variables ``args`` (``now`` is bound to
+        the current UTC time when the expression uses it); programs are compiled once and cached.
+
+        Returns:
+            a Python bool for a boolean result, else the CEL value.
+
+        Raises:
+            ValueError: the rule context has no target schema (or its type is unknown).
+        """
         schema = ctx.target
         if schema is None:
             raise ValueError("Target schema is None")
@@ -157,4 +170,7 @@ class CelExecutor(RuleExecutor):
 
     @classmethod
     def register(cls):
+        """Register an instance with the global :class:`RuleRegistry` (under ``CEL``), as
+        confluent-kafka's ``CelExecutor.register()``; serializers then run ``CEL`` rules.
+        """
         RuleRegistry.register_rule_executor(cls())

@@ -17,13 +17,20 @@ __all__ = ["CelExecutor", "CelFieldExecutor", "FieldContext", "FieldRuleExecutor
 
 
 class CelFieldExecutor(FieldRuleExecutor):
+    """Runs ``CEL_FIELD`` rules: the expression once per field that carries one of the rule's
+    tags, with the variables listed in this module's description."""
+
     def __init__(self):
         self._executor = CelExecutor()
 
     def type(self):
+        """The rule type this executor runs: ``"CEL_FIELD"``."""
         return "CEL_FIELD"
 
     def new_transform(self, ctx):
+        """The per-field transform for one rule run: evaluates the expression for each
+        primitive field the rule's tags select (others are left as they are).
+        """
         return self._field_transform
 
     def _field_transform(self, ctx, field_ctx, field_value):
@@ -41,4 +48,7 @@ class CelFieldExecutor(FieldRuleExecutor):
 
     @classmethod
     def register(cls):
+        """Register an instance with the global :class:`RuleRegistry` (under ``CEL_FIELD``),
+        as confluent-kafka's ``CelFieldExecutor.register()``.
+        """
         RuleRegistry.register_rule_executor(cls())

@@ -78,4 +78,7 @@ class InterpretedRunner(celpy.InterpretedRunner):
     """cel-python's interpreter with Protobuf ``has()`` presence and namespaced functions."""
 
     def evaluate(self, context):
+        """Evaluate the compiled expression with the variables of ``context`` (a dict of
+        CEL values); returns the CEL result.
+        """
         return _Evaluator(ast=self.ast, activation=self.new_activation()).evaluate(context)

@@ -38,12 +38,30 @@ def _bound(schema, value):
 
 
 class CelValidator(ValidationRuleExecutor):
+    """Evaluates the CEL expressions of inline validation rules, each compiled once and cached
+    (thread-safe)."""
+
     def __init__(self):
         self._env = celpy.Environment(runner_class=InterpretedRunner)
         self._programs = {}
         self._lock = threading.Lock()
 
     def execute(self, rule, schema, message):
+        """Evaluate ``rule`` over ``message`` (bound as ``this``, with ``now``).
+
+        Args:
+            rule: the :class:`ValidationRule` (its ``expr``, ``name`` and ``doc``).
+            schema: a Protobuf field's descriptor when ``message`` is a Protobuf field's value, else
+                the format's schema (unused).
+            message: the value the rule is declared on; never None.
+
+        Returns:
+            True/False, or a string (non-empty: the rule failed, and why).
+
+        Raises:
+            RuleError: the value is None or cannot be converted, the expression is missing, does not
+                compile or fails to evaluate, or its result is neither a bool nor a string.
+        """
         name = rule.name or "unnamed"
         if message is None:
             raise RuleError("Validation rule '{}' received a null value; walkers must enforce "

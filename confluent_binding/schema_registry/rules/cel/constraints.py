@@ -52,10 +52,16 @@ def _keep_source(value, message):
 
 
 def make_duration(msg):
+    """A ``google.protobuf.Duration`` message as a CEL duration (the message rides along, so
+    a transform that returns the value unchanged writes the same message back).
+    """
     return _keep_source(celtypes.DurationType(seconds=msg.seconds, nanos=msg.nanos), msg)
 
 
 def make_timestamp(msg):
+    """A ``google.protobuf.Timestamp`` message as a CEL timestamp (the message rides along,
+    keeping its nanoseconds when a transform returns it unchanged).
+    """
     return _keep_source(celtypes.TimestampType(1970, 1, 1) + make_duration(msg), msg)
 
 

@@ -50,6 +50,12 @@ def validate_email(addr):
 
 
 def validate_ip(value, version=None):
+    """True when ``value`` (a str, or packed bytes) is an IP address: IPv4 or IPv6, or only the
+    given ``version`` (4 or 6).
+
+    Raises:
+        celpy.CELEvalError: ``version`` is neither None, 4 nor 6.
+    """
     kinds = {None: ipaddress.ip_address, 4: ipaddress.IPv4Address, 6: ipaddress.IPv6Address}
     if version not in kinds:
         raise celpy.CELEvalError("invalid argument, expected 4 or 6")
@@ -61,6 +67,7 @@ def validate_ip(value, version=None):
 
 
 def validate_port(value):
+    """True when ``value`` is a port number: decimal digits only, 0 to 65535."""
     return value.isdigit() and int(value) <= 65535
 
 
@@ -83,6 +90,9 @@ def validate_host_and_port(value, *, port_required):
 
 
 def validate_uuid(value):
+    """True when ``value`` parses as a UUID (hyphenated or not, optionally braced or with
+    a ``urn:uuid:`` prefix, as Python's :class:`uuid.UUID`).
+    """
     try:
         uuid.UUID(value)
     except ValueError:
@@ -105,18 +115,39 @@ def _address(value):
 
 
 def is_email(value):
+    """CEL's ``isEmail()``: the string is a bare e-mail address (see :func:`validate_email`).
+
+    Raises:
+        celpy.CELEvalError: the argument is not a string.
+    """
     return celtypes.BoolType(validate_email(_string(value)))
 
 
 def is_hostname(value):
+    """CEL's ``isHostname()``: the string is a DNS host name (labels of letters, digits and
+    hyphens, 253 characters at most).
+
+    Raises:
+        celpy.CELEvalError: the argument is not a string.
+    """
     return celtypes.BoolType(_valid_hostname(_string(value)))
 
 
 def is_ipv4(value):
+    """CEL's ``isIpv4()``: the string (or 4 packed bytes) is an IPv4 address.
+
+    Raises:
+        celpy.CELEvalError: the argument is neither a string nor bytes.
+    """
     return celtypes.BoolType(validate_ip(_address(value), 4))
 
 
 def is_ipv6(value):
+    """CEL's ``isIpv6()``: the string (or 16 packed bytes) is an IPv6 address.
+
+    Raises:
+        celpy.CELEvalError: the argument is neither a string nor bytes.
+    """
     return celtypes.BoolType(validate_ip(_address(value), 6))
 
 
@@ -133,6 +164,11 @@ def is_uri_ref(value):
 
 
 def is_uuid(value):
+    """CEL's ``isUuid()``: the string is a UUID (see :func:`validate_uuid`).
+
+    Raises:
+        celpy.CELEvalError: the argument is not a string.
+    """
     return celtypes.BoolType(validate_uuid(_string(value)))
 
 

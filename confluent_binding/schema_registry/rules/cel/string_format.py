@@ -36,6 +36,14 @@ class StringFormat:
         self.locale = locale
 
     def format(self, fmt, args):
+        """CEL's ``fmt.format(args)``: ``fmt`` with each verb replaced by the next of ``args``
+        (see the module description for the verbs).
+
+        Returns:
+            the formatted CEL string, or a ``celpy.CELEvalError`` (returned, as CEL functions
+            report errors) for a bad verb, a verb that does not fit its argument, or too few or
+            too many arguments.
+        """
         if not isinstance(fmt, celtypes.StringType):
             return _failed("format() requires a string as the first argument")
         if not isinstance(args, celtypes.ListType):
@@ -100,21 +108,27 @@ class StringFormat:
         return _failed("format() unknown format specifier: " + verb)
 
     def format_float(self, arg, precision):
+        """``%f``: a double with ``precision`` decimals; an integer prints as ``%d``."""
         if isinstance(arg, celtypes.DoubleType):
             return celtypes.StringType("%.*f" % (precision, arg))
         return self.format_int(arg)
 
     def format_exponential(self, arg, precision):
+        """``%e``: a double in exponent form with ``precision`` decimals; an integer prints as
+        ``%d``.
+        """
         if isinstance(arg, celtypes.DoubleType):
             return celtypes.StringType("%.*e" % (precision, arg))
         return self.format_int(arg)
 
     def format_int(self, arg):
+        """``%d``: an int or uint in decimal (an error for any other type)."""
         if isinstance(arg, _INTEGERS):
             return celtypes.StringType(arg)
         return _failed("format_int() requires an integer argument")
 
     def format_hex(self, arg):
+        """``%x``: an integer, the bytes, or the UTF-8 bytes of a string, in lower-case hex."""
         if isinstance(arg, _INTEGERS):
             return celtypes.StringType("%x" % arg)
         if isinstance(arg, celtypes.BytesType):
@@ -124,16 +138,23 @@ class StringFormat:
         return _failed("format_hex() requires an integer, string, or binary argument")
 
     def format_oct(self, arg):
+        """``%o``: an integer in octal."""
         if isinstance(arg, _INTEGERS):
             return celtypes.StringType("%o" % arg)
         return _failed("format_oct() requires an integer argument")
 
     def format_bin(self, arg):
+        """``%b``: an integer (or a bool, as 0/1) in binary, with a leading ``-`` when
+        negative.
+        """
         if isinstance(arg, _INTEGERS + (celtypes.BoolType,)):
             return celtypes.StringType(bin(int(arg))[2:] if arg >= 0 else "-" + bin(-int(arg))[2:])
         return _failed("format_bin() requires an integer argument")
 
     def format_string(self, arg):
+        """``%s``: a string as it is, bytes as hex, a list as ``[a, "b"]``, anything else as
+        its string form.
+        """
         if isinstance(arg, celtypes.StringType):
             return arg
         if isinstance(arg, celtypes.BytesType):
@@ -151,6 +172,7 @@ class StringFormat:
         return self.format_string(arg)
 
     def format_list(self, arg):
+        """A list as ``[a, "b", 3]``: each item as :meth:`format_value` writes it."""
         items = []
         for item in arg:
             text = self.format_value(item)

@@ -53,9 +53,13 @@ class FieldRedactionExecutor(FieldRuleExecutor):
     REDACTED_BYTES = REDACTED_STRING.encode("utf-8")
 
     def type(self):
+        """The rule type: ``"REDACT"``."""
         return self.TYPE
 
     def new_transform(self, ctx):
+        """The per-field transform: STRING fields become ``<REDACTED>``, BYTES fields its
+        UTF-8 bytes; null values and other types are left alone.
+        """
         def redact(ctx, field_ctx, value):
             if value is None:
                 return None
@@ -69,6 +73,7 @@ class FieldRedactionExecutor(FieldRuleExecutor):
 
     @classmethod
     def register(cls):
+        """Register an instance with the global :class:`RuleRegistry` and return it."""
         executor = cls()
         RuleRegistry.register_rule_executor(executor)
         return executor
@@ -83,6 +88,10 @@ def _header_bytes(value):
 
 
 class DlqAction(RuleAction):
+    """The ``DLQ`` rule action (confluent-kafka's ``DlqAction``): sends a record whose rule
+    failed to a dead-letter topic with a producer of its own (see the module description for
+    ``conf`` and the headers)."""
+
     TYPE = "DLQ"
     DLQ_TOPIC = "dlq.topic"
     DLQ_AUTO_FLUSH = "dlq.auto.flush"
@@ -104,9 +113,13 @@ class DlqAction(RuleAction):
         self._apply_conf()
 
     def type(self):
+        """The action type: ``"DLQ"``."""
         return self.TYPE
 
     def configure(self, client_conf, rule_conf):
+        """Take the ``dlq.*`` keys and ``producer`` of a serde's ``rule_conf`` (``client_conf``,
+        the Schema Registry client's, is not used).
+        """
         with self._lock:
             for key, value in (rule_conf or {}).items():
                 if key == self.PRODUCER or key.startswith("dlq."):
@@ -134,6 +147,20 @@ class DlqAction(RuleAction):
             return self._producer
 
     def run(self, ctx, message, ex):
+        """Produce the failed record to the dead-letter topic (the configured ``dlq.topic``, else
+        the rule's parameter), with the headers described above; flushes when ``dlq.auto.flush``
+        is true. A failure to produce is logged, not raised.
+
+        Args:
+            ctx: the failed rule's :class:`RuleContext` (original key and value, rule, subject).
+            message: the record as the rule saw it.
+            ex: the rule's failure, written to the ``__rule.exception`` header.
+
+        Raises:
+            SerializationError: always: ``Rule failed: <rule name>`` chained to ``ex`` (the
+                serde call that ran the rule fails), or that no dead-letter topic is
+                configured.
+        """
         topic = self._topic or ctx.get_parameter(self.DLQ_TOPIC)
         if not topic:
             raise SerializationError("Could not send to DLQ as no topic is configured")
@@ -207,6 +234,9 @@ class DlqAction(RuleAction):
         return headers
 
     def close(self):
+        """Flush and drop the action's producer (a given ``producer`` is flushed too, not
+        closed).
+        """
         with self._lock:
             producer, self._producer = self._producer, None
         if producer is not None:
@@ -214,6 +244,9 @@ class DlqAction(RuleAction):
 
     @classmethod
     def register(cls, conf=None):
+        """Create an action with ``conf`` (see the module description), register it with the
+        global :class:`RuleRegistry` and return it.
+        """
         action = cls(conf)
         RuleRegistry.register_rule_action(action)
         return action

@@ -92,6 +92,7 @@ class Clock:
     """Milliseconds since the epoch (DEK ages are measured with it; tests pass their own)."""
 
     def now(self) -> int:
+        """The current time in milliseconds since the epoch."""
         return int(round(time.time() * 1000))
 
 
@@ -137,6 +138,9 @@ class Cryptor:
         self._lock = threading.Lock()
 
     def generate_key(self) -> bytes:
+        """New random key material for this algorithm, as a serialized Tink key
+        (``AesGcmKey`` or ``AesSivKey``).
+        """
         secret = os.urandom(self._key_size)
         if self.is_deterministic:
             return aes_siv_pb2.AesSivKey(version=0, key_value=secret).SerializeToString()
@@ -158,12 +162,23 @@ class Cryptor:
         return found
 
     def encrypt(self, dek: bytes, plaintext: bytes, associated_data: bytes) -> bytes:
+        """``plaintext`` encrypted with the key material ``dek`` (a serialized Tink key).
+
+        Raises:
+            RuleError: ``dek`` is not valid key material for the algorithm.
+        """
         primitive = self._primitive(dek)
         if self.is_deterministic:
             return primitive.encrypt_deterministically(plaintext, associated_data)
         return primitive.encrypt(plaintext, associated_data)
 
     def decrypt(self, dek: bytes, ciphertext: bytes, associated_data: bytes) -> bytes:
+        """``ciphertext`` decrypted with the key material ``dek``.
+
+        Raises:
+            RuleError: ``dek`` is not valid key material.
+            tink.TinkError: the ciphertext does not decrypt (wrong key, altered data).
+        """
         primitive = self._primitive(dek)
         if self.is_deterministic:
             return primitive.decrypt_deterministically(ciphertext, associated_data)
@@ -198,9 +213,20 @@ class AeadWrapper(aead.Aead):
         self._kms_key_ids = self._get_kms_key_ids()
 
     def encrypt(self, plaintext: bytes, associated_data: bytes) -> bytes:
+        """Wrap ``plaintext`` (a DEK's key material) with the KEK's KMS key, falling back to
+        each alternate key in turn.
+
+        Raises:
+            RuleError: every key failed.
+        """
         return self._each_key("encrypt", plaintext, associated_data)
 
     def decrypt(self, ciphertext: bytes, associated_data: bytes) -> bytes:
+        """Unwrap ``ciphertext`` with the KEK's KMS key or, failing that, each alternate key.
+
+        Raises:
+            RuleError: every key failed.
+        """
         return self._each_key("decrypt", ciphertext, associated_data)
 
     def _each_key(self, operation: str, data: bytes, associated_data: bytes) -> bytes:
@@ -269,6 +295,13 @@ class EncryptionExecutor(_Registered, RuleExecutor):
         self._lock = threading.Lock()
 
     def configure(self, client_conf: dict, rule_conf: dict):
+        """Take the Schema Registry client's configuration (to reach the DEK Registry) and the
+        rule configuration (``encrypt.*`` settings, KMS credentials) of the serde that uses it.
+
+        Raises:
+            RuleError: the executor is already configured with a different client configuration or
+                a different value for a rule configuration key.
+        """
         with self._lock:
             if client_conf:
                 if self.client is None:
@@ -286,16 +319,25 @@ class EncryptionExecutor(_Registered, RuleExecutor):
                         raise RuleError("rule config key already set: {}".format(key))
 
     def type(self) -> str:
+        """The rule type: ``"ENCRYPT_PAYLOAD"``."""
         return "ENCRYPT_PAYLOAD"
 
     def transform(self, ctx: RuleContext, message: Any) -> Any:
+        """Encrypt (WRITE) or decrypt (READ) the whole encoded record ``message`` (bytes)."""
         return self.new_transform(ctx).transform(ctx, FieldType.BYTES, message)
 
     def new_transform(self, ctx: RuleContext) -> "EncryptionExecutorTransform":
+        """The transform for one rule run: the rule's cipher (``encrypt.dek.algorithm``),
+        KEK (``encrypt.kek.name``) and DEK expiry (``encrypt.dek.expiry.days``).
+
+        Raises:
+            RuleError: no or an empty KEK name, or an invalid expiry.
+        """
         return EncryptionExecutorTransform(self, self._get_cryptor(ctx), self._get_kek_name(ctx),
                                            self._get_dek_expiry_days(ctx))
 
     def close(self):
+        """Close the DEK Registry client."""
         if self.client is not None:
             self.client.__exit__()
 
@@ -484,6 +526,14 @@ class EncryptionExecutorTransform:
     # -- values --
 
     def transform(self, ctx: RuleContext, field_type: FieldType, field_value: Any) -> Any:
+        """Encrypt (WRITE mode) or decrypt (READ mode) one value of ``field_type`` (STRING or
+        BYTES). On WRITE it finds or creates the subject's DEK (a new version when the DEK has
+        expired), encrypts, and prefixes the DEK version when DEKs rotate; a STRING becomes the
+        base64 of its ciphertext. On READ it reverses that. None stays None.
+
+        Raises:
+            RuleError: an unsupported type or mode, a missing KEK or DEK, a KMS failure.
+        """
         if field_value is None:
             return None
         if ctx.rule_mode == RuleMode.WRITE:
@@ -559,21 +609,30 @@ class FieldEncryptionExecutor(_Registered, FieldRuleExecutor):
         self.executor = EncryptionExecutor(clock)
 
     def configure(self, client_conf: dict, rule_conf: dict):
+        """As :meth:`EncryptionExecutor.configure`."""
         self.executor.configure(client_conf, rule_conf)
 
     def type(self) -> str:
+        """The rule type: ``"ENCRYPT"``."""
         return "ENCRYPT"
 
     def new_transform(self, ctx: RuleContext) -> FieldTransform:
+        """The per-field transform of one rule run: each selected field encrypted or
+        decrypted as :meth:`EncryptionExecutorTransform.transform` does.
+        """
         return FieldEncryptionExecutorTransform(self.executor.new_transform(ctx)).transform
 
     def close(self):
+        """Close the DEK Registry client."""
         self.executor.close()
 
 
 class FieldEncryptionExecutorTransform:
+    """An :class:`EncryptionExecutorTransform` applied field by field (``ENCRYPT`` rules)."""
+
     def __init__(self, executor_transform: EncryptionExecutorTransform):
         self.executor_transform = executor_transform
 
     def transform(self, ctx: RuleContext, field_ctx: FieldContext, field_value: Any) -> Any:
+        """Encrypt or decrypt the field's value according to its type (``field_ctx.field_type``)."""
         return self.executor_transform.transform(ctx, field_ctx.field_type, field_value)

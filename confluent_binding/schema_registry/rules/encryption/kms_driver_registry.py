@@ -13,6 +13,10 @@ __all__ = ["KmsDriver", "RuleError", "get_kms_driver", "register_kms_driver",
 
 
 class KmsDriver(metaclass=abc.ABCMeta):
+    """A KMS's driver (confluent-kafka's ``KmsDriver``): the key-URL prefix it serves and a
+    factory of tink ``KmsClient`` objects; :func:`register_kms_driver` makes it available.
+    """
+
     @abc.abstractmethod
     def get_key_url_prefix(self) -> str:
         """The start of the key URLs this driver serves."""

@@ -12,14 +12,20 @@ __all__ = ["JsonataExecutor", "RuleContext", "RuleExecutor", "RuleRegistry"]
 
 
 class JsonataExecutor(RuleExecutor):
+    """Runs ``JSONATA`` transform rules (typically ``UPGRADE``/``DOWNGRADE`` migrations)."""
+
     def __init__(self):
         self._compiled = {}
         self._lock = threading.Lock()
 
     def type(self):
+        """The rule type: ``"JSONATA"``."""
         return "JSONATA"
 
     def transform(self, ctx, message):
+        """The rule's JSONata expression evaluated over ``message`` (a dict of the record):
+        the new record. Expressions are compiled once and cached.
+        """
         expr = ctx.rule.expr
         with self._lock:
             compiled = self._compiled.get(expr)
@@ -31,4 +37,7 @@ class JsonataExecutor(RuleExecutor):
 
     @classmethod
     def register(cls):
+        """Register an instance with the global :class:`RuleRegistry` (under ``JSONATA``), as
+        confluent-kafka's ``JsonataExecutor.register()``.
+        """
         RuleRegistry.register_rule_executor(cls())

@@ -33,9 +33,18 @@ def _region(key_url: str) -> str:
 
 
 class AwsKmsDriver(_PrefixDriver):
+    """The driver of ``aws-kms://`` key URLs; ``AwsKmsDriver.register()`` adds it to the
+    registry of drivers, as confluent-kafka's does.
+    """
+
     prefix = _PREFIX
 
     def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
+        """A KMS client for ``key_url`` (any ``aws-kms://`` key when None), configured by
+        ``conf``: ``access.key.id`` and ``secret.access.key``, or ``profile``, else boto3's
+        default credentials; ``role.arn`` (``role.session.name``, ``role.external.id``, or the
+        ``AWS_ROLE_*`` variables) to assume a role.
+        """
         key_url = key_url or _PREFIX
         boto3 = require("boto3", "AWS KMS", "encryption-aws")
         awskms = require("tink.integration.awskms", "AWS KMS", "encryption-aws")

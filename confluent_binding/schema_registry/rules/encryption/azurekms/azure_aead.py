@@ -53,6 +53,12 @@ class AzureKmsAead(aead.Aead):
             raise TinkError(e)
 
     def encrypt(self, plaintext: bytes, associated_data: bytes) -> bytes:
+        """Wrap ``plaintext`` with the default client, or with the client and key version
+        ``encrypt_target()`` gives, prefixing the version (``azure:v1:<version>:``).
+
+        Raises:
+            tink.TinkError: the key version is malformed, or Key Vault refused.
+        """
         if self._encrypt_target is None:
             return self._call(self._default_client, "encrypt", plaintext).ciphertext
         try:
@@ -67,6 +73,12 @@ class AzureKmsAead(aead.Aead):
         return _HEADER + version.encode("ascii") + b":" + wrapped
 
     def decrypt(self, ciphertext: bytes, associated_data: bytes) -> bytes:
+        """Unwrap ``ciphertext``: with the key version its prefix names (through
+        ``client_factory``), or with the default client when it has no prefix.
+
+        Raises:
+            tink.TinkError: an invalid version prefix, no factory for it, or Key Vault refused.
+        """
         version = _header_version(ciphertext)
         if version is None:
             return self._call(self._default_client, "decrypt", ciphertext).plaintext

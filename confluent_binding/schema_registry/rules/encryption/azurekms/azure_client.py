@@ -100,6 +100,12 @@ class AzureKmsClient(BoundKmsClient):
     prefix = AZURE_KEYURI_PREFIX
 
     def get_aead(self, key_uri: str) -> aead.Aead:
+        """The AEAD that wraps and unwraps with the Key Vault key of ``key_uri``
+        (``azure-kms://https://<vault>/keys/<name>[/<version>]``).
+
+        Raises:
+            tink.TinkError: ``key_uri`` is not the key this client is bound to.
+        """
         key_id = self._key_id(key_uri)
         crypto = require("azure.keyvault.keys.crypto", "Azure Key Vault", "encryption-azure")
         save = str(self._conf.get(ENCRYPT_AZURE_KEY_VERSION_SAVE,

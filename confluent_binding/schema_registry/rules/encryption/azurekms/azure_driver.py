@@ -23,7 +23,15 @@ __all__ = ["AzureKmsClient", "AzureKmsDriver", "ENCRYPT_AZURE_KEY_VERSION_SAVE",
 
 
 class AzureKmsDriver(_PrefixDriver):
+    """The driver of ``azure-kms://`` key URLs; ``AzureKmsDriver.register()`` adds it to the
+    registry of drivers, as confluent-kafka's does.
+    """
+
     prefix = AZURE_KEYURI_PREFIX
 
     def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
+        """A KMS client for ``key_url`` (any ``azure-kms://`` key when None), configured by
+        ``conf``: ``tenant.id``, ``client.id`` and ``client.secret``, else Azure's default
+        credentials.
+        """
         return AzureKmsClient(key_url or AZURE_KEYURI_PREFIX, _get_credentials(conf), conf)

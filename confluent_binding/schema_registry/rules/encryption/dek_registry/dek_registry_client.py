@@ -46,10 +46,12 @@ class KekKmsProps:
     properties: Dict[str, str] = field(init=False, default_factory=dict)
 
     def to_dict(self) -> Dict[str, Any]:
+        """The properties as a plain dict (the registry's JSON)."""
         return dict(self.properties)
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "KekKmsProps":
+        """KMS properties from the registry's JSON (a dict of strings)."""
         props = cls()
         props.properties = dict(src_dict)
         return props
@@ -108,6 +110,10 @@ class Kek(_Json):
 
 @dataclass
 class CreateKekRequest(_Json):
+    """The body of a KEK registration (``POST /dek-registry/v1/keks``): the KEK's name, KMS
+    type and key id, KMS properties, doc and whether it is shared with the registry.
+    """
+
     name: Optional[str]
     kms_type: Optional[str]
     kms_key_id: Optional[str]
@@ -150,6 +156,7 @@ class Dek(_Json):
     _lock: Any = field(init=False, default_factory=threading.Lock, compare=False, repr=False)
 
     def get_encrypted_key_material_bytes(self) -> Optional[bytes]:
+        """The wrapped key material, decoded from base64 (cached), or None."""
         if self.encrypted_key_material is None:
             return None
         with self._lock:
@@ -158,6 +165,9 @@ class Dek(_Json):
             return self.encrypted_key_material_bytes
 
     def get_key_material_bytes(self) -> Optional[bytes]:
+        """The key material in the clear, decoded from base64 (cached), or None while the DEK
+        is still wrapped.
+        """
         with self._lock:
             if self.key_material is None:
                 return None
@@ -166,6 +176,7 @@ class Dek(_Json):
             return self.key_material_bytes
 
     def set_key_material(self, key_material_bytes: Optional[bytes]) -> None:
+        """Set the key material in the clear (stored base64-encoded), or None to forget it."""
         with self._lock:
             self.key_material_bytes = None
             self.key_material = (None if key_material_bytes is None
@@ -177,6 +188,11 @@ class Dek(_Json):
 
 @dataclass
 class CreateDekRequest(_Json):
+    """The body of a DEK registration under a KEK: the subject, version, algorithm and the
+    DEK's key material wrapped by the KEK (base64; None for a shared KEK, where the registry
+    generates it).
+    """
+
     subject: Optional[str]
     version: Optional[int]
     algorithm: Optional[DekAlgorithm]
@@ -188,6 +204,10 @@ class CreateDekRequest(_Json):
 
 @dataclass(frozen=True)
 class KekId:
+    """The key a KEK is cached under: its name, whether deleted ones count, and the
+    Schema Registry context.
+    """
+
     name: str
     deleted: bool
     context: Optional[str] = None
@@ -195,6 +215,10 @@ class KekId:
 
 @dataclass(frozen=True)
 class DekId:
+    """The key a DEK is cached under: KEK name, subject, version, algorithm and whether
+    deleted ones count.
+    """
+
     kek_name: str
     subject: str
     version: int
@@ -261,6 +285,7 @@ class DekRegistryClient:
         self._rest_client.close()
 
     def config(self) -> dict:
+        """The configuration the client was made with."""
         return self._conf
 
     def register_kek(self, name: str, kms_type: str, kms_key_id: str, shared: bool = False,

@@ -34,6 +34,9 @@ class MockDekRegistryClient(DekRegistryClient):
     def register_kek(self, name: str, kms_type: str, kms_key_id: str, shared: bool = False,
                      kms_props: Optional[Dict[str, str]] = None, doc: Optional[str] = None,
                      context: Optional[str] = None) -> Kek:
+        """Keep a KEK in memory and return it (an existing one with the same name and
+        context is returned unchanged).
+        """
         key = KekId(name=name, deleted=False, context=context)
         kek = self._kek_cache.get(key)
         if kek is None:
@@ -44,6 +47,11 @@ class MockDekRegistryClient(DekRegistryClient):
         return kek
 
     def get_kek(self, name: str, deleted: bool = False, context: Optional[str] = None) -> Kek:
+        """The KEK registered under ``name`` (and ``context``).
+
+        Raises:
+            SchemaRegistryError: 404, as the registry answers, when there is none.
+        """
         kek = self._kek_cache.get(KekId(name=name, deleted=deleted, context=context))
         if kek is None:
             raise _not_found()
@@ -52,6 +60,9 @@ class MockDekRegistryClient(DekRegistryClient):
     def register_dek(self, kek_name: str, subject: str,
                      encrypted_key_material: Optional[str],
                      algorithm: DekAlgorithm = DekAlgorithm.AES256_GCM, version: int = 1) -> Dek:
+        """Keep a DEK in memory and return it (an existing one with the same id is returned
+        unchanged).
+        """
         key = DekId(kek_name=kek_name, subject=subject, version=version, algorithm=algorithm,
                     deleted=False)
         dek = self._dek_cache.get(key)
@@ -65,6 +76,11 @@ class MockDekRegistryClient(DekRegistryClient):
     def get_dek(self, kek_name: str, subject: str,
                 algorithm: DekAlgorithm = DekAlgorithm.AES256_GCM, version: int = 1,
                 deleted: bool = False) -> Dek:
+        """The DEK of ``kek_name``/``subject``/``algorithm`` at ``version`` (-1: the latest).
+
+        Raises:
+            SchemaRegistryError: 404, as the registry answers, when there is none.
+        """
         if version == -1:
             versions = [k.version for k in self._dek_cache.keys()
                         if (k.kek_name, k.subject, k.algorithm) == (kek_name, subject, algorithm)]

@@ -44,4 +44,9 @@ class GcpKmsClient(BoundKmsClient):
     prefix = GCP_KEYURI_PREFIX
 
     def get_aead(self, key_uri: str) -> aead.Aead:
+        """The AEAD that wraps and unwraps with the Cloud KMS key of ``key_uri``.
+
+        Raises:
+            tink.TinkError: ``key_uri`` is not the key this client is bound to.
+        """
         return _CloudKmsAead(self._client, self._key_id(key_uri))

@@ -22,9 +22,17 @@ _TOKEN_URI = "token.uri"
 
 
 class GcpKmsDriver(_PrefixDriver):
+    """The driver of ``gcp-kms://`` key URLs; ``GcpKmsDriver.register()`` adds it to the
+    registry of drivers, as confluent-kafka's does.
+    """
+
     prefix = _PREFIX
 
     def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
+        """A KMS client for ``key_url`` (any ``gcp-kms://`` key when None), configured by
+        ``conf``: a service account's ``client.id``, ``client.email``, ``private.key.id`` and
+        ``private.key`` (``account.type``, ``token.uri``), else Google's default credentials.
+        """
         account_type = conf.get(_ACCOUNT_TYPE) or "service_account"
         if account_type != "service_account":
             raise TinkError("account.type must be 'service_account'")

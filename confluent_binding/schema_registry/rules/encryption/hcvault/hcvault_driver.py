@@ -26,9 +26,18 @@ _SSL_KEY_LOCATION = "ssl.key.location"
 
 
 class HcVaultKmsDriver(_PrefixDriver):
+    """The driver of ``hcvault://`` key URLs; ``HcVaultKmsDriver.register()`` adds it to the
+    registry of drivers, as confluent-kafka's does.
+    """
+
     prefix = _PREFIX
 
     def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
+        """A KMS client for ``key_url`` (any ``hcvault://`` key when None), configured by
+        ``conf``: ``token.id`` (``VAULT_TOKEN``), ``namespace``, ``approle.role.id`` and
+        ``approle.secret.id`` for AppRole, ``ssl.ca.location``, ``ssl.certificate.location`` and
+        ``ssl.key.location`` (each also from its ``VAULT_*`` variable).
+        """
         return HcVaultKmsClient(
             key_url or _PREFIX, setting(conf, _TOKEN_ID, "VAULT_TOKEN"),
             setting(conf, _NAMESPACE, "VAULT_NAMESPACE"),

@@ -27,6 +27,13 @@ def _hkdf_sha256(secret: bytes, length: int) -> bytes:
 
 
 class LocalKmsClient(KmsClient):
+    """The ``local-kms://`` KMS: one AES-GCM key derived (HKDF-SHA256) from ``secret``, for
+    development and tests; every ``local-kms://`` key URL uses it.
+
+    Raises:
+        TypeError: ``secret`` is None.
+    """
+
     def __init__(self, secret: Optional[str] = None):
         if secret is None:
             raise TypeError("secret cannot be None")
@@ -36,7 +43,9 @@ class LocalKmsClient(KmsClient):
         self._aead = _raw_primitive(_GCM_URL, key.SerializeToString(), aead.Aead)
 
     def does_support(self, key_uri: str) -> bool:
+        """True for every ``local-kms://`` key URL."""
         return key_uri.startswith(_PREFIX)
 
     def get_aead(self, key_uri: str) -> aead.Aead:
+        """The AEAD of the key derived from the secret (the same for every key URL)."""
         return self._aead
