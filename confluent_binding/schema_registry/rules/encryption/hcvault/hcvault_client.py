@@ -12,6 +12,14 @@ __all__ = ["HcVaultKmsClient", "VAULT_KEYURI_PREFIX"]
 VAULT_KEYURI_PREFIX = "hcvault://"
 
 
+def __getattr__(name):
+    # ``hcvault_client.hvac``, the SDK module, as confluent-kafka's module offers it (imported
+    # when first asked for, so that loading this module needs no hvac)
+    if name == "hvac":
+        return require("hvac", "HashiCorp Vault", "encryption-hcvault")
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
 class HcVaultKmsClient(BoundKmsClient):
     """Bound to ``key_uri``: ``hcvault://`` then the Vault URL and the key's path
     (``https://vault:8200/transit/keys/my-key``). With ``role_id`` and ``secret_id`` it logs in
@@ -32,6 +40,11 @@ class HcVaultKmsClient(BoundKmsClient):
     prefix = VAULT_KEYURI_PREFIX
 
     def get_aead(self, key_uri: str) -> aead.Aead:
+        """The AEAD that wraps and unwraps with Vault's transit key of ``key_uri``.
+
+        Raises:
+            tink.TinkError: ``key_uri`` is not the key this client is bound to.
+        """
         key_id = self._key_id(key_uri)
         hcvault = require("tink.integration.hcvault", "HashiCorp Vault", "encryption-hcvault")
         return hcvault.new_aead(urlparse(key_id).path, self._client)
