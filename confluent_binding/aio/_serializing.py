@@ -38,7 +38,7 @@ class _AwaitedInit:
 
     @classmethod
     async def _create(cls, args, kwargs):
-        self = object.__new__(cls)
+        self = super(_AwaitedInit, cls).__new__(cls)   # the client's own (a compiled base)
         await self._init(*args, **kwargs)
         return self
 
