@@ -9,6 +9,7 @@ messages of confluent-kafka's ``CachedSchemaRegistryClient``.
 import base64
 import json
 import logging
+import types
 import urllib.parse
 import warnings
 from collections import defaultdict
@@ -110,6 +111,11 @@ class CachedSchemaRegistryClient:
         self._tls = ({k: v for k, v in tls.items() if v is not None}
                      if parts.scheme == "https" else None)
         self._target_made = None
+        # what confluent-kafka's requests session of this client holds, under its name: the
+        # basic credentials, the client certificate and key, the CA (True: the default ones)
+        self._session = types.SimpleNamespace(
+            auth=self._auth, cert=(tls["ssl.certificate.location"], tls["ssl.key.location"]),
+            verify=tls["ssl.ca.location"] or True)
 
     @property
     def _target(self):

@@ -29,6 +29,7 @@ import random
 import ssl
 import threading
 import time
+import types
 import urllib.parse
 from typing import Any, Callable, Dict, List, Optional, Tuple, Type
 
@@ -293,21 +294,45 @@ class _BearerFields:
                 raise TypeError(
                     "bearer.auth.issuer.endpoint.url must be a str, not " + str(type(endpoint))
                 )
+            try:
+                parsed = urllib.parse.urlparse(endpoint)
+            except ValueError as e:
+                raise ValueError("Failed to parse token endpoint URL: {}".format(e)) from e
             query = conf.pop("bearer.auth.issuer.endpoint.query", None)
             if query:
                 if not isinstance(query, str):
                     raise TypeError(
                         "bearer.auth.issuer.endpoint.query must be a str, not " + str(type(query))
                     )
-                endpoint = urllib.parse.urlunparse(
-                    urllib.parse.urlparse(endpoint)._replace(query=query, fragment="")
-                )
+                endpoint = urllib.parse.urlunparse(parsed._replace(query=query, fragment=""))
             elif not overridden:
                 raise ValueError(
                     "bearer.auth.issuer.endpoint.query must be provided "
                     "when bearer.auth.issuer.endpoint.url isn't overridden"
                 )
             self._endpoint = endpoint
+
+    # what confluent-kafka's field providers show, under its names
+    @property
+    def custom_function(self) -> Any:
+        return self._function
+
+    @property
+    def custom_config(self) -> Any:
+        return self._function_config
+
+    @property
+    def token_endpoint(self) -> Optional[str]:
+        return getattr(self, "_endpoint", None)
+
+    @property
+    def client(self) -> Any:
+        """The OAuth client's settings (``client_id``, ``client_secret``, ``scope``)."""
+        return types.SimpleNamespace(client_id=self._client_id,
+                                     client_secret=self._client_secret, scope=self._scope)
+
+    def get_bearer_fields(self) -> Dict[str, str]:
+        return self.fields()
 
     def fields(self) -> Dict[str, str]:
         if self.source == "CUSTOM":
@@ -363,7 +388,8 @@ class _BearerFields:
             }
         else:
             method, body, headers = "GET", None, {"Metadata": "true"}
-        response = self.transport.request(method, self._endpoint, headers, body)
+        response = self.transport.request(method, self._endpoint, headers, body,
+                                          client_auth=False)
         if not is_success(response.status_code):
             raise _TokenAnswer(response)
         return json.loads(response.content)
@@ -383,10 +409,12 @@ class _Transport:
     proxy (``proxy``, else the environment's), the timeout, kept-alive connections.  ``close()``
     closes the connections; the next request opens new ones (reading the environment again)."""
 
-    def __init__(self, verify: ssl.SSLContext, proxy: Any, timeout: float):
+    def __init__(self, verify: ssl.SSLContext, proxy: Any, timeout: float,
+                 auth: Optional[Tuple[str, str]] = None):
         self._verify = verify
         self._proxy = proxy
         self._timeout = timeout
+        self._auth = auth
         self._lock = threading.Lock()
         self._client: Any = None
         self._open()  # a bad ``proxy`` fails here, when the client is made
@@ -396,6 +424,7 @@ class _Transport:
             if self._client is None:
                 self._client = _httpx().Client(
                     verify=self._verify,
+                    auth=self._auth,
                     proxy=self._proxy,
                     timeout=self._timeout,
                     trust_env=True,
@@ -404,13 +433,18 @@ class _Transport:
             return self._client
 
     def request(
-        self, method: str, url: str, headers: Dict[str, str], content: Optional[bytes]
+        self, method: str, url: str, headers: Dict[str, str], content: Optional[bytes],
+        client_auth: bool = True,
     ) -> Any:
-        """The answer (any status); httpx's ``TransportError`` when there is none."""
+        """The answer (any status); httpx's ``TransportError`` when there is none.  The
+        client's basic credentials go with every request but those with ``client_auth=False``
+        (token requests, which carry their own)."""
+        extra = {} if client_auth else {"auth": None}
         while True:
             client = self._open()
             try:
-                return client.request(method, url, headers=headers, content=content)
+                # (the URL by keyword, as confluent-kafka's: tests of both read it so)
+                return client.request(method, url=url, headers=headers, content=content, **extra)
             except RuntimeError:
                 if not client.is_closed:
                     raise
@@ -504,7 +538,7 @@ class RestClient:
 
         effective_timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
         self._urls = [_strip_userinfo(u) for u in base_urls]
-        self._transport = _Transport(self.ssl_context, self.proxy, effective_timeout)
+        self._transport = _Transport(self.ssl_context, self.proxy, effective_timeout, self.auth)
         if self.bearer is not None:
             self.bearer.transport = self._transport
         from .. import __version__  # the package version, for the client-version header
@@ -549,22 +583,24 @@ class RestClient:
             if parsed.username is not None
             else ("", "")
         )
-        # confluent-kafka 1.x's switch between the two sources; accepted for configs written then.
-        source = conf.pop("basic.auth.credentials.source", None)
-        if source is not None and source not in VALID_AUTH_PROVIDERS:
-            raise ValueError(
-                "basic.auth.credentials.source must be URL or USER_INFO, not %r" % (source,)
-            )
+        # confluent-kafka 1.x's switch between the two sources, accepted for configs written then;
+        # any other value is left to be reported with the unrecognized properties, as
+        # confluent-kafka 2.x reports the key itself
+        source = conf.get("basic.auth.credentials.source")
+        if source in VALID_AUTH_PROVIDERS:
+            del conf["basic.auth.credentials.source"]
+        else:
+            source = None
         if source == "USER_INFO" and "basic.auth.user.info" not in conf:
             raise ValueError(
                 "basic.auth.credentials.source USER_INFO requires basic.auth.user.info"
             )
         if "basic.auth.user.info" in conf:
-            if userinfo != ("", "") and source != "USER_INFO":
+            if userinfo != ("", ""):
                 raise ValueError(
                     "basic.auth.user.info configured with userinfo credentials in the URL."
-                    " Remove userinfo "
-                    "credentials from the url or remove basic.auth.user.info from the configuration"
+                    " Remove userinfo credentials from the url or remove basic.auth.user.info"
+                    " from the configuration"
                 )
             userinfo = tuple(conf.pop("basic.auth.user.info", "").split(":", 1))
             if len(userinfo) != 2:
@@ -578,25 +614,41 @@ class RestClient:
         if body is not None:
             headers["Content-Type"] = _CONTENT_TYPE
             headers["Confluent-Accept-Unknown-Properties"] = "true"
-        if self.auth is not None:
-            token = base64.b64encode(("%s:%s" % self.auth).encode("utf-8")).decode("ascii")
-            headers["Authorization"] = "Basic " + token
         if self.bearer is not None:
-            fields = self.bearer.fields()
-            missing = [
-                f for f in ("bearer.auth.token", "bearer.auth.logical.cluster") if f not in fields
-            ]
-            if missing:
-                raise ValueError(
-                    "Missing required bearer auth fields, needs to be set in config or custom"
-                    " function: "
-                    + ", ".join(missing)
-                )
-            headers["Authorization"] = "Bearer {}".format(fields["bearer.auth.token"])
-            headers["target-sr-cluster"] = fields["bearer.auth.logical.cluster"]
-            if "bearer.auth.identity.pool.id" in fields:
-                headers["Confluent-Identity-Pool-Id"] = fields["bearer.auth.identity.pool.id"]
+            self.handle_bearer_auth(headers)
         return headers
+
+    @property
+    def bearer_field_provider(self) -> Optional[_BearerFields]:
+        """Where the bearer token and the fields sent with it come from (None without
+        ``bearer.auth.credentials.source``); confluent-kafka's name."""
+        return self.bearer
+
+    def handle_bearer_auth(self, headers: Dict[str, str]) -> None:
+        """Add the bearer token and the logical cluster (and the identity pool, if any) to
+        ``headers``; ValueError when the provider gives no token or cluster."""
+        if self.bearer is None:
+            raise ValueError("Bearer field provider is not set")
+        fields = self.bearer.fields()
+        missing = [
+            f for f in ("bearer.auth.token", "bearer.auth.logical.cluster") if f not in fields
+        ]
+        if missing:
+            raise ValueError(
+                "Missing required bearer auth fields, needs to be set in config or custom"
+                " function: "
+                + ", ".join(missing)
+            )
+        headers["Authorization"] = "Bearer {}".format(fields["bearer.auth.token"])
+        headers["target-sr-cluster"] = fields["bearer.auth.logical.cluster"]
+        if "bearer.auth.identity.pool.id" in fields:
+            headers["Confluent-Identity-Pool-Id"] = fields["bearer.auth.identity.pool.id"]
+
+    @property
+    def session(self) -> Any:
+        """The httpx client the requests go through (confluent-kafka's name): its ``auth`` is
+        the basic credentials, if any."""
+        return self._transport._open()
 
     def get(self, path: str, query: Optional[dict] = None) -> Any:
         return self.send_request(path, "GET", query=query)
@@ -633,9 +685,9 @@ class RestClient:
                 )
             except no_answer as e:
                 if last:
-                    raise SchemaRegistryConnectionError(
+                    raise _connection_error(
                         "Schema Registry unreachable at %s: %s"
-                        % (", ".join(self._urls), _describe(e))
+                        % (", ".join(self._urls), _describe(e)), e
                     ) from e
                 continue
             if is_success(status):
@@ -666,7 +718,9 @@ class RestClient:
         while True:
             retry_after = None
             try:
-                response = self._transport.request(method, url, headers, data)
+                # (a bearer token's Authorization header wins over basic credentials)
+                response = self._transport.request(method, url, headers, data,
+                                                   client_auth=self.bearer is None)
             except no_answer:
                 if attempt >= self.max_retries:
                     raise
@@ -684,6 +738,25 @@ class RestClient:
     def close(self) -> None:
         """Close the kept-alive connections (a later request opens new ones)."""
         self._transport.close()
+
+
+_CONNECTION_ERRORS: Dict[type, type] = {}
+
+
+def _connection_error(message: str, cause: BaseException) -> SchemaRegistryConnectionError:
+    """A :class:`SchemaRegistryConnectionError` that is also an instance of the httpx error
+    ``cause`` (confluent-kafka lets httpx's error through: ``except httpx.ConnectError`` works
+    with both), with the same ``request``."""
+    cls = _CONNECTION_ERRORS.get(type(cause))
+    if cls is None:
+        cls = type(SchemaRegistryConnectionError.__name__,
+                   (SchemaRegistryConnectionError, type(cause)),
+                   {"__module__": SchemaRegistryConnectionError.__module__,
+                    "__qualname__": SchemaRegistryConnectionError.__qualname__})
+        cls = _CONNECTION_ERRORS.setdefault(type(cause), cls)
+    error = cls(message)
+    error._request = getattr(cause, "_request", None)  # what httpx's ``request`` reads
+    return error
 
 
 def _strip_userinfo(url: str) -> str:

@@ -5,9 +5,11 @@ implement live in :mod:`._rules`; the executors register in the process-wide
 :class:`~confluent_binding.schema_registry.rule_registry.RuleRegistry`.
 """
 
+import contextvars
 import copy
 import io
 import logging
+from typing import Optional
 
 from ..serialization import MessageField, SerializationError
 from ._rest import may_block
@@ -39,6 +41,28 @@ def default_validation_rule_executor():
             "them with `pip install confluent-binding[rules]`, or set "
             "validation.rules.executor to a ValidationRuleExecutor instance.") from e
     return CelValidator()
+
+
+# Where an asyncio serializer's try on its loop collects (record as given, transformed copy)
+# pairs: when the try completes, the copies' contents are written back into the records, which
+# confluent-kafka's serializers transform in place (None outside such a try).
+WRITE_BACKS: "contextvars.ContextVar[Optional[list]]" = contextvars.ContextVar(
+    "schema_registry_write_backs", default=None)
+
+
+def write_back(pairs):
+    """Give each record of ``pairs`` the contents of its transformed copy, in place (dicts,
+    lists and Protobuf messages; other records are left as they are)."""
+    for original, transformed in pairs:
+        if original is transformed:
+            continue
+        if isinstance(original, dict) and isinstance(transformed, dict):
+            original.clear()
+            original.update(transformed)
+        elif isinstance(original, list) and isinstance(transformed, list):
+            original[:] = transformed
+        elif type(original) is type(transformed) and hasattr(original, "CopyFrom"):
+            original.CopyFrom(transformed)
 
 
 _PAIRED = {RuleMode.WRITEREAD: (RuleMode.WRITE, RuleMode.READ),
@@ -159,7 +183,10 @@ class _RuleRunner:
             # an asyncio serializer's try on its loop, which a later rule may end (WouldBlock)
             # for its run in a worker thread: transforms work on a copy, so that run starts
             # from the caller's record as given, not from one already transformed
-            message = copy.deepcopy(message)
+            given, message = message, copy.deepcopy(message)
+            write_backs = WRITE_BACKS.get()
+        else:
+            write_backs = None
         is_key = ser_ctx is not None and ser_ctx.field == MessageField.KEY
         original_key = original_message if is_key else get_original_key()
         original_value = None if is_key else original_message
@@ -199,6 +226,8 @@ class _RuleRunner:
                 raise
             except Exception as e:
                 self._run_action(ctx, rule_mode, rule, failure, message, e, "ERROR")
+        if write_backs is not None:
+            write_backs.append((given, message))
         return message
 
     def _override(self, rule):

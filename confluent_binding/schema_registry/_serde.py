@@ -7,7 +7,7 @@ byte 1 carries a 16-byte schema GUID instead of the id (written into a header by
 
 This module imports nothing from the registry client at load time, so the package's
 ``__init__`` can re-export its names. Its public face is :mod:`.serde` (confluent-kafka's
-``schema_registry.serde``), which adds the asyncio bases of :mod:`._async`.
+``schema_registry.serde``), which adds the asyncio bases of :mod:`._aserde`.
 """
 
 import collections
@@ -112,6 +112,9 @@ class SchemaId:
 
     def _indexes(self):
         return b"" if self.message_indexes is None else encode_message_indexes(self.message_indexes)
+
+    # confluent-kafka's name of the index reader, which its tests call
+    _read_index_array = staticmethod(read_message_indexes)
 
     def id_to_bytes(self):
         if self.id is None:
@@ -730,11 +733,19 @@ class _SerdeBuilder:
         return serde, dict(conf)
 
 
-def build_serde(schema_registry_client, schema_registry_conf, construct, init=None):
-    """``construct(client)``, the client being ``schema_registry_client`` or, when only
-    ``schema_registry_conf`` is given, a client made from it that the serde then owns (and
-    closes with itself). ``init(serde)``, if given, runs on the result; a failure of either
-    closes what was made here. Both a client and a configuration: ValueError."""
+def serde_build_steps(schema_registry_client, schema_registry_conf, new_client):
+    """How a serde is built, written once for the blocking and the asyncio serdes: a generator
+    of the steps a driver runs (:func:`build_serde` calls them, ``async_build_serde`` awaits
+    them), each ``(what, obj, why)``:
+
+    - ``("construct", client, None)``: the serde made over ``client``, sent back;
+    - ``("init", serde, None)``: the init callback run on it (if there is one);
+    - ``("close", obj, why)``: ``obj`` closed after a failure, a failure of that logged only.
+
+    The client is ``schema_registry_client`` or, when only ``schema_registry_conf`` is given,
+    ``new_client(schema_registry_conf)``, which the serde then owns (and closes with itself).
+    A failure of either step closes what was made here. Both a client and a configuration:
+    ValueError. Returns the serde."""
     if schema_registry_client is not None and schema_registry_conf is not None:
         raise ValueError(
             "Cannot specify both a Schema Registry client and a configuration; "
@@ -743,25 +754,56 @@ def build_serde(schema_registry_client, schema_registry_conf, construct, init=No
     client = schema_registry_client
     owned = client is None and schema_registry_conf is not None
     if owned:
-        from .schema_registry_client import SchemaRegistryClient
-
-        client = SchemaRegistryClient.new_client(schema_registry_conf)
+        client = new_client(schema_registry_conf)
     try:
-        serde = construct(client)
+        serde = yield ("construct", client, None)
     except BaseException:
         if owned:
-            _close_after_failure(client.close, "the Schema Registry client of a serde that "
-                                               "failed to build")
+            yield ("close", client, "the Schema Registry client of a serde that failed to build")
         raise
     if owned:
         serde.own_schema_registry_client()
-    if init is not None:
-        try:
-            init(serde)
-        except BaseException:
-            _close_after_failure(serde.close, "a serde whose init callback failed")
-            raise
+    try:
+        yield ("init", serde, None)
+    except BaseException:
+        yield ("close", serde, "a serde whose init callback failed")
+        raise
     return serde
+
+
+def run_build_steps(steps, run):
+    """Drive :func:`serde_build_steps` with ``run(what, obj, why)`` doing each step; the
+    serde."""
+    result, error = None, None
+    while True:
+        try:
+            what, obj, why = steps.throw(error) if error is not None else steps.send(result)
+        except StopIteration as done:
+            return done.value
+        result, error = None, None
+        try:
+            result = run(what, obj, why)
+        except BaseException as e:
+            error = e
+
+
+def build_serde(schema_registry_client, schema_registry_conf, construct, init=None):
+    """``construct(client)``, the client being ``schema_registry_client`` or, when only
+    ``schema_registry_conf`` is given, a client made from it that the serde then owns (and
+    closes with itself). ``init(serde)``, if given, runs on the result; a failure of either
+    closes what was made here. Both a client and a configuration: ValueError."""
+    from .schema_registry_client import SchemaRegistryClient
+
+    def run(what, obj, why):
+        if what == "construct":
+            return construct(obj)
+        if what == "init":
+            return None if init is None else init(obj)
+        _close_after_failure(obj.close, why)
+
+    return run_build_steps(
+        serde_build_steps(schema_registry_client, schema_registry_conf,
+                          SchemaRegistryClient.new_client), run)
 
 
 def _close_after_failure(close, what):

@@ -4,7 +4,7 @@ import decimal
 import io
 import json
 import logging
-from typing import Union
+from typing import Any, Dict, Tuple, Union
 
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
 from fastavro.repository.base import AbstractSchemaRepository
@@ -12,7 +12,7 @@ from fastavro.schema import expand_schema, load_schema
 from fastavro.validation import validate
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
-from ._async import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
+from ._aserde import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
 from ._rules import (
     VALIDATION_RULES_PROP,
     FieldType,
@@ -102,17 +102,22 @@ class _AvroSchemas:
         key = _schema_key(schema)
         parsed = self._parsed.get(key)
         if parsed is None:
+            schema_str = _schema_loads(schema.schema_str).schema_str
             named = {}
             self._add_references(schema, named, set())
-            parsed = parse_schema(
-                json.loads(_schema_loads(schema.schema_str).schema_str), named_schemas=named
-            )
+            if named:
+                # fastavro's loader writes each referenced type out once, where it is first
+                # used, so that the parsed schema stands alone (a union of references, a type
+                # reached through two references)
+                parsed = parse_schema_with_repo(schema_str, named)
+            else:
+                parsed = parse_schema(json.loads(schema_str))
             self._parsed[key] = parsed
         return parsed
 
     def _add_references(self, schema, named, seen):
-        # depth first, so each named type is defined before a schema that uses it; a type reached
-        # twice (a diamond of references) is defined once
+        """The declarations (as parsed JSON, not parsed by fastavro) of ``schema``'s references,
+        and theirs, under each reference's name and the type's full name."""
         for ref in schema.references or ():
             if ref.subject is None or ref.version is None:
                 raise TypeError("Subject or version cannot be None")
@@ -121,7 +126,12 @@ class _AvroSchemas:
             seen.add((ref.subject, ref.version))
             referenced = self._registry.get_version(ref.subject, ref.version, True).schema
             self._add_references(referenced, named, seen)
-            parse_schema(json.loads(referenced.schema_str), named_schemas=named)
+            decl = json.loads(referenced.schema_str)
+            named[ref.name] = decl
+            if isinstance(decl, dict) and "name" in decl:
+                space, name = decl.get("namespace"), decl["name"]
+                full = "%s.%s" % (space, name) if space and "." not in name else name
+                named.setdefault(full, decl)
 
 
 # -- field-level rules ------------------------------------------------------------------------
@@ -183,9 +193,49 @@ def _union_branch(union, message):
             if name == message[0] or (isinstance(name, str) and name.split(".")[-1] == message[0]):
                 return branch, message[1]
     for branch in union:
-        if validate(message, branch, raise_errors=False):
+        if validate(message, _collapsed(branch), raise_errors=False):
             return branch, message
     return None, message
+
+
+_COLLAPSED: Dict[int, Tuple[Any, Any]] = {}  # id(expanded schema) -> (it, its collapsed copy)
+
+
+def _collapsed(schema):
+    """An expanded schema as fastavro parses it again: each named type (record, enum, fixed)
+    declared where it is first met and named by its full name after that."""
+    found = _COLLAPSED.get(id(schema))
+    if found is None or found[0] is not schema:
+        found = _COLLAPSED[id(schema)] = (schema, _collapse(schema, set(), None))
+    return found[1]
+
+
+def _collapse(schema, declared, space):
+    if isinstance(schema, list):
+        return [_collapse(branch, declared, space) for branch in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kind = schema.get("type")
+    if kind in ("record", "error", "enum", "fixed"):
+        name = schema.get("name", "")
+        space = schema.get("namespace", space)
+        full = name if "." in name or not space else space + "." + name
+        if full in declared:
+            return full
+        declared.add(full)
+        if kind in ("record", "error"):
+            space = full.rpartition(".")[0] or None
+            fields = [dict(field, type=_collapse(field.get("type"), declared, space))
+                      for field in schema.get("fields", ())]
+            return dict(schema, fields=fields)
+        return dict(schema)
+    if kind == "array":
+        return dict(schema, items=_collapse(schema.get("items"), declared, space))
+    if kind == "map":
+        return dict(schema, values=_collapse(schema.get("values"), declared, space))
+    if isinstance(kind, (list, dict)):
+        return dict(schema, type=_collapse(kind, declared, space))
+    return schema
 
 
 def transform(ctx, schema, message, field_transform):

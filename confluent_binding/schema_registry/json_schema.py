@@ -15,7 +15,8 @@ from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
-from ._async import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
+from . import _json_codec
+from ._aserde import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
 from ._rules import (
     VALIDATION_RULES_PROP,
     FieldType,
@@ -46,9 +47,10 @@ _DEFAULT_SPEC = DEFAULT_SPEC
 log = logging.getLogger("confluent_binding.schema_registry")
 
 
-def _json_dumps(obj):
-    # compact and not ASCII-escaped: the bytes Confluent's JSONSerializer writes
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+# compact and not ASCII-escaped: the bytes Confluent's JSONSerializer writes (orjson where it
+# imports)
+_json_dumps = _json_codec.json_dumps
+_json_loads = _json_codec.json_loads
 
 
 class _JsonSchemas:
@@ -142,9 +144,11 @@ def get_inline_tags(schema):
     return set(schema.get("confluent:tags") or ())
 
 
-def _matches(schema, message, ref_registry):
+def _matches(schema, message, ref_registry, ref_resolver=None):
+    """Whether ``message`` is valid against the subschema ``schema``; its ``$ref``s resolve
+    with ``ref_resolver`` (local ones against the root schema, not the subschema)."""
     cls = validator_for(schema, default=validator_for({"$schema": "http://json-schema.org/draft-07/schema#"}))
-    return cls(schema, registry=ref_registry).is_valid(message)
+    return cls(schema, registry=ref_registry, _resolver=ref_resolver).is_valid(message)
 
 
 def _root_resolver(schema, ref_registry):
@@ -165,7 +169,7 @@ def transform(ctx, schema, ref_registry, ref_resolver, path, message, field_tran
     if isinstance(kinds, list) and kinds:
         for kind in kinds:
             sub = dict(schema, type=kind)
-            if _matches(sub, message, ref_registry):
+            if _matches(sub, message, ref_registry, ref_resolver):
                 return transform(ctx, sub, ref_registry, ref_resolver, path, message,
                                  field_transform)
     combined = [(k, schema.get(k)) for k in ("allOf", "anyOf", "oneOf")
@@ -173,7 +177,7 @@ def transform(ctx, schema, ref_registry, ref_resolver, path, message, field_tran
     if combined:
         kind, subs = combined[0]
         for sub in subs:
-            if kind == "allOf" or _matches(sub, message, ref_registry):
+            if kind == "allOf" or _matches(sub, message, ref_registry, ref_resolver):
                 message = transform(ctx, sub, ref_registry, ref_resolver, path, message,
                                     field_transform)
                 if kind == "oneOf":
@@ -256,7 +260,7 @@ def _check(executor, schema, ref_registry, ref_resolver, path, message, fail_fas
     if isinstance(kinds, list) and kinds:
         for kind in kinds:
             sub = dict(schema, type=kind)
-            if _matches(sub, message, ref_registry):
+            if _matches(sub, message, ref_registry, ref_resolver):
                 return below(sub, message)
         return False
     combined = [(k, schema.get(k)) for k in ("allOf", "anyOf", "oneOf")
@@ -264,7 +268,7 @@ def _check(executor, schema, ref_registry, ref_resolver, path, message, fail_fas
     if combined:
         kind, subs = combined[0]
         for sub in subs:
-            if kind == "allOf" or _matches(sub, message, ref_registry):
+            if kind == "allOf" or _matches(sub, message, ref_registry, ref_resolver):
                 if below(sub, message):
                     return True
                 if kind == "oneOf":
@@ -404,11 +408,14 @@ class JSONDeserializer(BaseDeserializer):
         json_decode=None,
     ):
         self._schema = _as_schema(schema_str)
-        if self._schema is None and schema_registry_client is None:
-            raise ValueError(
-                "schema_registry_client must be provided if schema_str is not provided"
-            )
-        self._json_decode = json_decode or json.loads
+        if schema_registry_client is None:
+            if self._schema is None:
+                raise ValueError(
+                    'schema_registry_client must be provided if "schema_str" is not provided')
+            if self._schema.references:
+                raise ValueError('schema_registry_client must be provided if "schema_str" is a'
+                                 ' Schema instance with references')
+        self._json_decode = json_decode or _json_loads
         conf = self._configure(schema_registry_client, conf, extra_defaults={"validate": True})
         self._validate = conf.take_bool("validate")
         conf.finish()

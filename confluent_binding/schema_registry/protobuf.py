@@ -15,7 +15,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
-from ._async import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
+from ._aserde import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
 from ._rules import (
     FieldType,
     RuleConditionError,
@@ -23,6 +23,7 @@ from ._rules import (
     ValidationRule,
     evaluate_validation_rule,
 )
+from ._serde import encode_message_indexes
 from ._types import RuleKind, RuleMode
 from .confluent import meta_pb2
 from .confluent.type import decimal_pb2, variant_pb2
@@ -340,6 +341,10 @@ def _message_indexes(descriptor):
     return path[::-1]
 
 
+_create_index_array = _message_indexes  # confluent-kafka's names for them
+_schema_to_str = _schema_str
+
+
 class _RegisteredFiles:
     """Message classes for schemas read from the registry (a migration reads a record with the
     writer's registered schema and builds it with the reader's): each schema's file and the
@@ -462,6 +467,11 @@ class ProtobufSerializer(BaseSerializer):
         self._file = msg_type.DESCRIPTOR.file
 
     _files = _files
+
+    @staticmethod
+    def _encode_varints(buf, ints, zigzag=True):
+        """Write the message-index array ``ints`` to ``buf`` (confluent-kafka's name)."""
+        buf.write(encode_message_indexes(ints, zigzag))
 
     def _references(self, ctx, file_descriptor):
         """Register (auto.register.schemas) and look up each imported file; their references."""
@@ -653,6 +663,7 @@ class AsyncProtobufSerializer(AsyncBaseSerializer):
     ``data = await ser(obj, ctx)``; the same bytes as ProtobufSerializer."""
 
     _blocking_type = ProtobufSerializer
+    _encode_varints = ProtobufSerializer._encode_varints
 
 
 class AsyncProtobufDeserializer(AsyncBaseDeserializer):

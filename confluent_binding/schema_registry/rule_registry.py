@@ -7,3 +7,6 @@ executors' ``register()`` class methods fill) unless given their own ``rule_regi
 from ._rules import RuleAction, RuleExecutor, RuleOverride, RuleRegistry
 
 __all__ = ["RuleAction", "RuleExecutor", "RuleOverride", "RuleRegistry"]
+
+# the process-wide registry under confluent-kafka's module-level name (its tests clear it)
+_global_instance = RuleRegistry.get_global_instance()

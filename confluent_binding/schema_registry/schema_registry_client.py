@@ -784,6 +784,12 @@ class AsyncSchemaRegistryClient:
         self._client = client
         return self
 
+    @property
+    def _rest_client(self) -> Any:
+        # the blocking client's REST client (its settings, its httpx ``session``), under
+        # confluent-kafka's name
+        return self._client._rest_client
+
     async def __aenter__(self) -> "AsyncSchemaRegistryClient":
         return self
 

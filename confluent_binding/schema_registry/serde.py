@@ -2,7 +2,7 @@
 format, subject naming, the data-contract rules), and the asyncio serdes' bases.
 
 The code lives in private modules below this one: :mod:`._serde` (the blocking serdes' base
-classes), :mod:`._rules` and :mod:`._rule_runner` (the rules), :mod:`._async` (the asyncio
+classes), :mod:`._rules` and :mod:`._rule_runner` (the rules), :mod:`._aserde` (the asyncio
 bases, built on :mod:`._serde`).
 """
 
@@ -14,7 +14,7 @@ from ..serialization import (  # noqa: F401
     SerializationError,
     Serializer,
 )
-from ._async import (
+from ._aserde import (
     AsyncAssociatedNameStrategy,
     AsyncBaseDeserializer,
     AsyncBaseSerde,

@@ -45,6 +45,14 @@ def _assert_not_the_real_one():
     assert not leaked, "modules of the real confluent-kafka were imported: %s" % ", ".join(leaked)
 
 
+# The Schema Registry tests mock HTTP with respx, which patches httpx.  confluent-kafka 2.16's
+# transport (as ours) takes httpx2 where it is installed and httpx otherwise, so with httpx2
+# installed respx mocks nothing, for confluent-kafka itself as for us: the run hides httpx2, and
+# both select httpx, the library the tests were written against.
+if sys.modules.get("httpx2") is not None:
+    raise pytest.UsageError("httpx2 was imported before the conformance plugin could hide it")
+sys.modules["httpx2"] = None  # type: ignore[assignment]  # (import httpx2 raises ImportError)
+
 # Before the checkout's conftest files and test modules are imported.
 confluent_binding.install_as_confluent_kafka()
 _assert_not_the_real_one()

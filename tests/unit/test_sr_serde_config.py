@@ -435,9 +435,11 @@ def test_async_serdes_are_awaited_and_frame_as_the_blocking_ones():
         assert data == blocking
         assert await de(data, VALUE) == {"name": "ann"}
         assert await ser(None, VALUE) is None
-        with pytest.raises(TypeError, match="AsyncSchemaRegistryClient"):
-            await avro.AsyncAvroSerializer(ck_sr.AsyncSchemaRegistryClient.new_client(
-                {"url": "mock://ck-async"}), USER)
+        # any asyncio client will do, as with confluent-kafka's serdes: here confluent-kafka's own
+        theirs = ck_sr.AsyncSchemaRegistryClient.new_client({"url": "mock://ck-async"})
+        framed = await (await avro.AsyncAvroSerializer(theirs, USER))({"name": "ann"}, VALUE)
+        assert framed[:1] == b"\x00" and framed[5:] == data[5:]
+        assert await theirs.get_subjects() == ["orders-value"]
 
     asyncio.run(main())
 

@@ -77,6 +77,11 @@ class MessageSerializer:
         self.reader_key_schema = reader_key_schema
         self.reader_value_schema = reader_value_schema
 
+    def _get_encoder_func(self, writer_schema):
+        """fp, record -> None: the writer of records with ``writer_schema`` (made once per
+        schema id; confluent-kafka's name)."""
+        return _writer(writer_schema)
+
     def encode_record_with_schema(self, topic, schema, record, is_key=False):
         """The message bytes of ``record`` written with the parsed ``schema``, registered (or,
         with ``auto.register.schemas`` off, looked up) under the subject ``<topic>-key`` or
@@ -90,7 +95,7 @@ class MessageSerializer:
         if not schema_id:
             raise error("Unable to retrieve schema id for subject %s" % subject)
         if schema_id not in self.id_to_writers:
-            self.id_to_writers[schema_id] = _writer(schema)
+            self.id_to_writers[schema_id] = self._get_encoder_func(schema)
         return self.encode_record_with_schema_id(schema_id, record, is_key=is_key)
 
     def encode_record_with_schema_id(self, schema_id, record, is_key=False):
@@ -104,7 +109,7 @@ class MessageSerializer:
                 raise error("unable to fetch schema with id %d: %s" % (schema_id, e)) from e
             if not schema:
                 raise error("Schema does not exist")
-            writer = self.id_to_writers[schema_id] = _writer(schema)
+            writer = self.id_to_writers[schema_id] = self._get_encoder_func(schema)
         with ContextStringIO() as out:
             out.write(_HEADER.pack(MAGIC_BYTE, schema_id))
             writer(record, out)

@@ -9,14 +9,17 @@ executor, so the loop never waits on the registry.
 """
 
 import asyncio
+import contextvars
+import functools
 import inspect
 import logging
 from typing import Optional
 
 from .._serdes import maybe_await
 from ..serialization import Deserializer, Serializer
-from ._rest import WouldBlock, may_block, run_blocking
-from ._serde import AssociatedNameStrategy, _SerdeBuilder
+from ._rest import WouldBlock, cached_only, may_block, run_blocking
+from ._rule_runner import WRITE_BACKS, write_back
+from ._serde import AssociatedNameStrategy, _SerdeBuilder, serde_build_steps
 
 log = logging.getLogger(__name__)
 
@@ -30,15 +33,53 @@ __all__ = [
 
 
 def _blocking_client(client):
-    """The blocking client an asyncio serde's blocking counterpart talks through."""
-    from .schema_registry_client import AsyncSchemaRegistryClient
+    """The blocking client an asyncio serde's blocking counterpart talks through: the one under
+    an :class:`AsyncSchemaRegistryClient` of this package, else a blocking face over whatever
+    asyncio client was given (a user's own, a test double), else ``client`` itself."""
+    from .schema_registry_client import AsyncSchemaRegistryClient, SchemaRegistryClient
 
-    if client is None or isinstance(client, AsyncSchemaRegistryClient):
-        return None if client is None else client._client
-    if inspect.iscoroutinefunction(getattr(client, "get_schema", None)):
-        raise TypeError("schema_registry_client must be an AsyncSchemaRegistryClient of this "
-                        "package (or a SchemaRegistryClient), not {}".format(type(client).__name__))
+    if client is None:
+        return None
+    if isinstance(client, AsyncSchemaRegistryClient):
+        blocking = getattr(client, "_client", None)
+        if isinstance(blocking, SchemaRegistryClient):
+            return blocking
+    if isinstance(client, AsyncSchemaRegistryClient) or inspect.iscoroutinefunction(
+            getattr(client, "get_schema", None)):
+        return _AwaitingClient(client, _running_loop())
     return client
+
+
+async def _awaited(awaitable):
+    return await awaitable
+
+
+class _AwaitingClient:
+    """A blocking face over an asyncio Schema Registry client that is not this package's:
+    each call of a coroutine method runs it on the serde's event loop and waits for it, from
+    the executor thread the blocking serde is run in when it needs the registry."""
+
+    def __init__(self, client, loop):
+        self._client = client
+        self._loop = loop
+
+    def __getattr__(self, name):
+        attr = getattr(self._client, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            if not may_block():
+                raise WouldBlock()
+            if self._loop is None or _running_loop() is self._loop:
+                raise RuntimeError("an asyncio Schema Registry client can only be awaited on "
+                                   "its event loop, from another thread")
+            result = attr(*args, **kwargs)
+            if inspect.isawaitable(result):
+                return asyncio.run_coroutine_threadsafe(_awaited(result), self._loop).result()
+            return result
+
+        return call
 
 
 def _running_loop():
@@ -118,6 +159,23 @@ class AsyncBaseSerde:
         self._serde = await run_blocking(cls._blocking_type, **arguments)
         return self
 
+    def __getattr__(self, name):
+        # the blocking serde's settings, under the private names confluent-kafka's asyncio serdes
+        # keep them by (``_auto_register``, ``_subject_name_func``, ...)
+        serde = self.__dict__.get("_serde")
+        if serde is None or not name.startswith("_") or name.startswith("__"):
+            raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+        found = getattr(serde, name)
+        if name == "_subject_name_func" and getattr(serde, "_strategy_accepts_client", False):
+            # a strategy that asks the registry is a coroutine function here, as confluent's
+            async def subject_name_func(ctx, record_name, schema_registry_client=None,
+                                        conf=None):
+                return await run_blocking(found, ctx, record_name,
+                                          _blocking_client(schema_registry_client), conf)
+
+            return subject_name_func
+        return found
+
     def configure_subject_name_strategy(self, subject_name_strategy_type=None,
                                         subject_name_strategy_conf=None,
                                         subject_name_strategy=None):
@@ -148,7 +206,23 @@ class AsyncBaseSerde:
 
     async def _run(self, data, ctx):
         try:
-            return await run_blocking(self._serde, data, ctx)
+            # as run_blocking, and a serializer's records transformed in place when the try on
+            # the loop (which transforms copies, in case it must start again) completes
+            write_backs = []
+            token = WRITE_BACKS.set(write_backs)
+            try:
+                with cached_only():
+                    result = self._serde(data, ctx)
+            except WouldBlock:
+                pass
+            else:
+                write_back(write_backs)
+                return result
+            finally:
+                WRITE_BACKS.reset(token)
+            context = contextvars.copy_context()
+            return await asyncio.get_running_loop().run_in_executor(
+                None, functools.partial(context.run, self._serde, data, ctx))
         finally:
             # in the caller's task, whichever thread ran the serde
             self._serde._remember_key(ctx, data)
@@ -172,34 +246,30 @@ async def async_build_serde(schema_registry_client, schema_registry_conf, constr
     """:func:`~confluent_binding.schema_registry.serde.build_serde` for the asyncio serdes:
     ``await construct(client)`` with ``schema_registry_client`` or, from
     ``schema_registry_conf``, an :class:`AsyncSchemaRegistryClient` the serde then owns;
-    ``await init(serde)`` if given. A failure of either closes what was made here."""
+    ``await init(serde)`` if given. A failure of either closes what was made here (the same
+    steps as the blocking serdes', :func:`~confluent_binding.schema_registry._serde.
+    serde_build_steps`, awaited)."""
     from .schema_registry_client import AsyncSchemaRegistryClient
 
-    if schema_registry_client is not None and schema_registry_conf is not None:
-        raise ValueError(
-            "Cannot specify both a Schema Registry client and a configuration; "
-            "use one or the other"
-        )
-    client = schema_registry_client
-    owned = client is None and schema_registry_conf is not None
-    if owned:
-        client = AsyncSchemaRegistryClient.new_client(schema_registry_conf)
-    try:
-        serde = await construct(client)
-    except BaseException:
-        if owned:
-            await _aclose_after_failure(client.aclose, "the Schema Registry client of a serde "
-                                                       "that failed to build")
-        raise
-    if owned:
-        serde.own_schema_registry_client()
-    if init is not None:
+    steps = serde_build_steps(schema_registry_client, schema_registry_conf,
+                              AsyncSchemaRegistryClient.new_client)
+    result, error = None, None
+    while True:
         try:
-            await maybe_await(init(serde))
-        except BaseException:
-            await _aclose_after_failure(serde.aclose, "a serde whose init callback failed")
-            raise
-    return serde
+            what, obj, why = steps.throw(error) if error is not None else steps.send(result)
+        except StopIteration as done:
+            return done.value
+        result, error = None, None
+        try:
+            if what == "construct":
+                result = await construct(obj)
+            elif what == "init":
+                if init is not None:
+                    await maybe_await(init(obj))
+            else:
+                await _aclose_after_failure(obj.aclose, why)
+        except BaseException as e:
+            error = e
 
 
 async def _aclose_after_failure(aclose, what):

@@ -1,0 +1,7 @@
+"""confluent-kafka's ``schema_registry._async.json_schema``: the names of
+:mod:`confluent_binding.schema_registry.json_schema`."""
+
+from .. import json_schema as _target
+from ..common._mirroring import _mirror
+
+_mirror(globals(), _target)

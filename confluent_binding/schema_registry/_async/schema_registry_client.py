@@ -1,0 +1,7 @@
+"""confluent-kafka's ``schema_registry._async.schema_registry_client``: the names of
+:mod:`confluent_binding.schema_registry.schema_registry_client`."""
+
+from .. import schema_registry_client as _target
+from ..common._mirroring import _mirror
+
+_mirror(globals(), _target)

@@ -1,0 +1,7 @@
+"""confluent-kafka's ``schema_registry._sync.avro``: the names of
+:mod:`confluent_binding.schema_registry.avro`."""
+
+from .. import avro as _target
+from ..common._mirroring import _mirror
+
+_mirror(globals(), _target)
