@@ -20,7 +20,8 @@ EXAMPLES = ROOT / "examples"
 
 # Scripts with a test of their own here; the last test checks that none is left out.
 COVERED = {"producer.py", "consumer.py", "admin.py", "asyncio_clients.py", "aiokafka_style.py",
-           "transactions.py", "avro_schema_registry.py", "quickstart.py", "spark_pipeline.py"}
+           "transactions.py", "avro_schema_registry.py", "json_schema_registry.py",
+           "oauth_bearer.py", "quickstart.py", "spark_pipeline.py"}
 
 
 def run_example(script, *args, env=None, timeout=240, returncode=0):
@@ -105,6 +106,39 @@ def test_avro_with_schema_registry(broker_env, make_topic, schema_registry):
     assert re.search(r"schema id \d+ registered for %s-value" % re.escape(topic), out), out
     assert "u1: {'name': 'Ann', 'age': 31}" in out
     assert "u2: {'name': 'Bob', 'age': 42}" in out
+
+
+def test_json_with_schema_registry(broker_env, make_topic, schema_registry):
+    if schema_registry.client_config() != {"url": schema_registry.url}:
+        pytest.skip("the example takes the registry URL only; this registry needs more settings")
+    topic = make_topic(1)
+    out = run_example("json_schema_registry.py", "--topic", topic,
+                      env=dict(broker_env, SCHEMA_REGISTRY_URL=schema_registry.url))
+    assert re.search(r"refused o3: .*-1", out), out
+    assert re.search(r"schema id \d+ registered for %s-value" % re.escape(topic), out), out
+    assert "o1: {'id': 'o1', 'amount': 12.5, 'items': ['tea']}" in out
+    assert "o2: {'id': 'o2', 'amount': 3, 'items': []}" in out
+    assert "o3:" not in out.replace("refused o3:", "")
+
+
+def test_oauth_bearer(secure_cluster):
+    topic = secure_cluster.create_topic("examples-oauth-%s" % uuid.uuid4().hex[:8])
+    out = run_example("oauth_bearer.py", "--topic", topic, "--lifetime", 3,
+                      env={"KAFKA_BOOTSTRAP_SERVERS": secure_cluster.sasl_bootstrap_servers})
+    assert "first token fetched while the producer was created: True" in out
+    found = re.search(r"delivered (\d+)/(\d+) messages with (\d+) tokens", out)
+    assert found and found.group(1) == found.group(2) and int(found.group(3)) >= 2, out
+    low, high = _watermarks(secure_cluster, topic)
+    assert high - low == int(found.group(1)), (low, high)
+
+
+def _watermarks(cluster, topic):
+    from confluent_binding import Consumer, TopicPartition
+    c = Consumer(cluster.client_config(**{"group.id": "examples-" + uuid.uuid4().hex}))
+    try:
+        return c.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+    finally:
+        c.close()
 
 
 def test_quickstart(broker_env):
