@@ -39,18 +39,36 @@ _ORIGINAL_KEY = contextvars.ContextVar("original_key", default=None)
 
 
 def set_original_key(key):
+    """Remember ``key`` as the record's key for the value serde's rules.
+
+    A key serializer or deserializer calls it with the key it handles, so that the value serde's
+    rule actions (the DLQ action, which writes the failed record with its key) find it; the value
+    serde clears it when done. Kept in a :mod:`contextvars` variable: per thread and per asyncio
+    task.
+
+    Args:
+        key: the record's key, as the key serde saw it (before serializing, after deserializing).
+    """
     _ORIGINAL_KEY.set(key)
 
 
 def get_original_key():
+    """The key :func:`set_original_key` remembered in this context, or None."""
     return _ORIGINAL_KEY.get()
 
 
 def clear_original_key():
+    """Forget the key :func:`set_original_key` remembered in this context."""
     _ORIGINAL_KEY.set(None)
 
 
 class FieldType(str, enum.Enum):
+    """The type of a field a field-level rule is applied to, across Avro, JSON Schema and
+    Protobuf: the containers ``RECORD``, ``ENUM``, ``ARRAY``, ``MAP``, ``COMBINED`` (a union,
+    ``oneOf``/``anyOf``/``allOf``), ``FIXED``, and the primitives ``STRING``, ``BYTES``, ``INT``,
+    ``LONG``, ``FLOAT``, ``DOUBLE``, ``BOOLEAN``, ``NULL``.
+    """
+
     RECORD = "RECORD"
     ENUM = "ENUM"
     ARRAY = "ARRAY"
@@ -78,8 +96,14 @@ class FieldContext:
     schema's: ``full_name`` is ``<record full name>.<field>``), its type and its tags (inline in
     the schema and from the schema's metadata). ``field_descriptor`` is Protobuf's descriptor."""
 
-    __slots__ = ["containing_message", "full_name", "name", "field_type", "tags",
-                 "field_descriptor"]
+    __slots__ = {
+        "containing_message": "The record (dict, or Protobuf message) that holds the field.",
+        "full_name": "The field's full name: ``<record full name>.<field name>``.",
+        "name": "The field's name within its record.",
+        "field_type": "The field's :class:`FieldType`.",
+        "tags": "The field's tags (a set): inline in the schema and from the schema's metadata.",
+        "field_descriptor": "Protobuf's FieldDescriptor of the field; None for Avro and JSON.",
+    }
 
     def __init__(self, containing_message, full_name, name, field_type, tags,
                  field_descriptor=None):
@@ -91,18 +115,51 @@ class FieldContext:
         self.field_descriptor = field_descriptor
 
     def is_primitive(self):
+        """True when the field's type is a primitive (string, bytes, a number, boolean or null),
+        the types field-level transforms such as encryption apply to.
+        """
         return self.field_type in _PRIMITIVES
 
     def type_name(self):
+        """The name of the field's :class:`FieldType` (``"STRING"``, ``"RECORD"``, ...)."""
         return self.field_type.name
 
 
 class RuleContext:
     """What a rule executor or action is given: the rule, where it runs and on what."""
 
-    __slots__ = ["enabled_env", "ser_ctx", "source", "target", "subject", "rule_mode", "rule",
-                 "index", "rules", "inline_tags", "field_transformer", "original_key",
-                 "original_value", "_fields"]
+    __slots__ = {
+        "enabled_env": (
+            "The rule set's ``enableAt`` (None, ``ALL`` and ``CLIENT`` run its rules in this "
+            "client)."
+        ),
+        "ser_ctx": (
+            "The :class:`SerializationContext` (topic, key or value, headers) of the record."
+        ),
+        "source": (
+            "The :class:`Schema` a migration starts from (None for domain and encoding "
+            "rules)."
+        ),
+        "target": "The :class:`Schema` whose rules run (a migration's destination).",
+        "subject": "The subject the schema is registered under.",
+        "rule_mode": "The :class:`RuleMode` this run is in (WRITE, READ, UPGRADE or DOWNGRADE).",
+        "rule": "The :class:`Rule` being run.",
+        "index": "The rule's position in :attr:`rules`.",
+        "rules": "The rules of this run, in the order they run (reversed when reading).",
+        "inline_tags": (
+            "Field full name to the tags the schema declares inline on it "
+            "(``confluent:tags``)."
+        ),
+        "field_transformer": (
+            "The format's walker ``(ctx, transform, message) -> message`` that applies a "
+            "field transform to every field."
+        ),
+        "original_key": "The record's key (a DLQ action writes it with the failed value).",
+        "original_value": (
+            "The record's value as given to the serde, before any rule ran (None for a key)."
+        ),
+        "_fields": "The fields being transformed, innermost last (see current_field).",
+    }
 
     def __init__(self, enabled_env, ser_ctx, source, target, subject, rule_mode, rule, index,
                  rules, inline_tags, field_transformer, original_key=None, original_value=None):
@@ -132,10 +189,26 @@ class RuleContext:
         return None
 
     def current_field(self):
+        """The :class:`FieldContext` of the field being transformed, or None outside a field."""
         return self._fields[-1] if self._fields else None
 
     def enter_field(self, containing_message, full_name, name, field_type, tags,
                     field_descriptor=None):
+        """Begin transforming a field: called by the format's field transformer before it
+        applies a field transform.
+
+        Args:
+            containing_message: the record holding the field.
+            full_name: the field's full name (``<record>.<field>``).
+            name: the field's name.
+            field_type: its :class:`FieldType`.
+            tags: its inline tags; None to take them from :attr:`inline_tags`. The tags the target
+                schema's metadata gives ``full_name`` are added.
+            field_descriptor: Protobuf's field descriptor, if any.
+
+        Returns:
+            FieldContext: the field, now :meth:`current_field` until :meth:`exit_field`.
+        """
         if tags is None:
             tags = (self.inline_tags or {}).get(full_name, ())
         found = set(tags)
@@ -156,6 +229,7 @@ class RuleContext:
         return found
 
     def exit_field(self):
+        """End the field :meth:`enter_field` began (no-op outside a field)."""
         if self._fields:
             self._fields.pop()
 
@@ -171,17 +245,40 @@ class RuleBase(abc.ABC):
     """A rule executor or action: named by :meth:`type`, configured once per serde."""
 
     def configure(self, client_conf, rule_conf):
+        """Called once per serde that uses this executor or action, before its first record.
+
+        Args:
+            client_conf: the Schema Registry client's configuration (``url``, credentials, ...).
+            rule_conf: the serde's ``rule.conf`` setting (executor-specific keys, such as KMS
+                credentials); an empty dict when it has none.
+
+        The base implementation does nothing.
+        """
         pass
 
     @abc.abstractmethod
     def type(self):
+        """The name rules refer to this executor or action by (a :class:`Rule`'s ``type``, its
+        ``onSuccess``/``onFailure``), and the key it is registered under in a :class:`RuleRegistry`.
+
+        Returns:
+            str: for example ``"CEL"`` or ``"DLQ"``.
+        """
         raise NotImplementedError()
 
     def close(self):
+        """Release what the executor or action holds (clients, caches); called when a serde
+        that uses it is closed. The base implementation does nothing.
+        """
         pass
 
 
 class RuleExecutor(RuleBase):
+    """The interface of a rule executor: what runs a :class:`Rule` of its :meth:`type` on a
+    record. Subclass it, implement :meth:`type` and :meth:`transform`, and register an instance with
+    :meth:`RuleRegistry.register_rule_executor` (or a serde's own registry).
+    """
+
     @abc.abstractmethod
     def transform(self, ctx, message):
         """A CONDITION's truth, or a TRANSFORM's new message."""
@@ -202,6 +299,20 @@ class FieldRuleExecutor(RuleExecutor):
         raise NotImplementedError()
 
     def transform(self, ctx, message):
+        """Apply the rule to every field of ``message`` (through the format's field
+        transformer and :meth:`new_transform`), and return the result.
+
+        Of several TRANSFORM rules of the same mode and type on the same tags only one applies:
+        the first one writing or upgrading, the last one reading or downgrading (so that a field is
+        not encrypted twice, say); for the others ``message`` is returned unchanged.
+
+        Args:
+            ctx: the :class:`RuleContext`.
+            message: the record.
+
+        Returns:
+            The transformed record.
+        """
         # of several transforms of one type on the same tags only one applies: the first on
         # the way in (WRITE, UPGRADE), the last on the way out (READ, DOWNGRADE)
         if ctx.rule_mode in (RuleMode.WRITE, RuleMode.UPGRADE):
@@ -214,10 +325,18 @@ class FieldRuleExecutor(RuleExecutor):
 
     @staticmethod
     def are_transforms_with_same_tag(rule1, rule2):
+        """True when ``rule1`` is a TRANSFORM with tags and ``rule2`` has the same kind, mode,
+        type and tags (the rules of which only one applies: see :meth:`transform`).
+        """
         return _same_tagged_transform(rule1, rule2)
 
 
 class RuleAction(RuleBase):
+    """The interface of a rule action: what runs after a rule, named by the rule's
+    ``onSuccess`` or ``onFailure``. Subclass it, implement :meth:`type` and :meth:`run`, and
+    register an instance with :meth:`RuleRegistry.register_rule_action`.
+    """
+
     @abc.abstractmethod
     def run(self, ctx, message, ex):
         """Act on a rule's outcome (``ex`` is the failure, None on success)."""
@@ -228,19 +347,35 @@ class ErrorAction(RuleAction):
     """Fails the serde with :class:`SerializationError` (chained to the rule's failure)."""
 
     def type(self):
+        """The action's name: ``"ERROR"``."""
         return "ERROR"
 
     def run(self, ctx, message, ex):
+        """Raise :class:`SerializationError`, chained to ``ex`` (the rule's failure) when given.
+
+        Raises:
+            SerializationError: always.
+        """
         if ex is None:
             raise SerializationError()
         raise SerializationError() from ex
 
 
 class NoneAction(RuleAction):
+    """The action that does nothing (``NONE``, the default after a rule succeeds): the record
+    goes on as the rule left it.
+    """
+
     def type(self):
+        """The action's name: ``"NONE"``."""
         return "NONE"
 
     def run(self, ctx, message, ex):
+        """Do nothing.
+
+        Returns:
+            None
+        """
         return None
 
 
@@ -256,6 +391,9 @@ class RuleConditionError(RuleError):
 
     @staticmethod
     def error_message(rule):
+        """The message for a failed CONDITION ``rule``: its ``doc``, else
+        ``"Rule expr failed: <expr>"``, else ``"Rule failed: <name>"``.
+        """
         if rule.doc:
             return rule.doc
         if rule.expr:
@@ -287,7 +425,12 @@ class ValidationRulesExecution(str, enum.Enum):
 class ValidationRule:
     """An inline check declared on a record or one of its fields."""
 
-    __slots__ = ["name", "doc", "expr", "sql"]
+    __slots__ = {
+        "name": "The rule's name (reported when it fails).",
+        "doc": "A description, reported as the failure's detail.",
+        "expr": "A CEL expression over the value that must be true.",
+        "sql": "A SQL condition over the value, for executors that evaluate SQL.",
+    }
 
     def __init__(self, name=None, doc=None, expr=None, sql=None):
         self.name = name
@@ -313,7 +456,15 @@ class ValidationRule:
 class ValidationRuleError:
     """One failed inline rule, at ``field_path`` (None: the record itself)."""
 
-    __slots__ = ["rule", "field_path", "message", "cause"]
+    __slots__ = {
+        "rule": "The :class:`ValidationRule` that failed.",
+        "field_path": "Where: the field's path, None for the record itself.",
+        "message": (
+            "The executor's reason, if it gave one (else the rule's doc, sql or expr is "
+            "shown)."
+        ),
+        "cause": "The :class:`RuleError` the executor raised, if the rule could not run.",
+    }
 
     def __init__(self, rule, field_path=None, message=None, cause=None):
         self.rule = rule
@@ -350,6 +501,20 @@ class ValidationRuleExecutor(abc.ABC):
 
     @abc.abstractmethod
     def execute(self, rule, schema, message):
+        """Evaluate ``rule`` on ``message``.
+
+        Args:
+            rule: the :class:`ValidationRule`.
+            schema: the parsed schema the rule was declared in.
+            message: the value it applies to (the record or one field's value).
+
+        Returns:
+            True when it holds; False, or a non-empty str giving the reason, when it fails.
+
+        Raises:
+            RuleError: the rule cannot be evaluated (it is then reported as failed, with the
+                error as its cause).
+        """
         raise NotImplementedError()
 
 
@@ -386,7 +551,11 @@ def evaluate_validation_rule(executor, rule, schema, value, path, out):
 class Migration:
     """One step between two registered versions of a subject (UPGRADE or DOWNGRADE)."""
 
-    __slots__ = ["rule_mode", "source", "target"]
+    __slots__ = {
+        "rule_mode": "UPGRADE (``source`` is older than ``target``) or DOWNGRADE.",
+        "source": "The :class:`RegisteredSchema` the record is in before this step.",
+        "target": "The :class:`RegisteredSchema` it is in after it.",
+    }
 
     def __init__(self, rule_mode, source, target):
         self.rule_mode = rule_mode
@@ -433,33 +602,49 @@ class RuleRegistry:
             return list(table.values())
 
     def register_executor(self, rule_executor):
+        """Add ``rule_executor`` (a :class:`RuleExecutor`) under its ``type()``, replacing one of
+        the same type.
+        """
         self._put(self._executors, rule_executor.type(), rule_executor)
 
     def get_executor(self, name):
+        """The executor registered under the type ``name``, or None."""
         return self._get(self._executors, name)
 
     def get_executors(self):
+        """The registered executors, as a list."""
         return self._all(self._executors)
 
     def register_action(self, rule_action):
+        """Add ``rule_action`` (a :class:`RuleAction`) under its ``type()``, replacing one of the
+        same type.
+        """
         self._put(self._actions, rule_action.type(), rule_action)
 
     def get_action(self, name):
+        """The action registered under the type ``name``, or None."""
         return self._get(self._actions, name)
 
     def get_actions(self):
+        """The registered actions, as a list."""
         return self._all(self._actions)
 
     def register_override(self, rule_override):
+        """Add ``rule_override`` (a :class:`RuleOverride`) for the rules of its ``type``,
+        replacing one for the same type.
+        """
         self._put(self._overrides, rule_override.type, rule_override)
 
     def get_override(self, name):
+        """The override for rules of the type ``name``, or None."""
         return self._get(self._overrides, name)
 
     def get_overrides(self):
+        """The registered overrides, as a list."""
         return self._all(self._overrides)
 
     def clear(self):
+        """Remove every executor, action and override."""
         with self._lock:
             self._executors.clear()
             self._actions.clear()
@@ -467,18 +652,24 @@ class RuleRegistry:
 
     @staticmethod
     def get_global_instance():
+        """The process-wide registry, which serdes use unless given their own ``rule_registry``
+        (and which the executors' ``register()`` class methods fill).
+        """
         return _GLOBAL
 
     @staticmethod
     def register_rule_executor(rule_executor):
+        """Add ``rule_executor`` to the process-wide registry (see :meth:`register_executor`)."""
         _GLOBAL.register_executor(rule_executor)
 
     @staticmethod
     def register_rule_action(rule_action):
+        """Add ``rule_action`` to the process-wide registry (see :meth:`register_action`)."""
         _GLOBAL.register_action(rule_action)
 
     @staticmethod
     def register_rule_override(rule_override):
+        """Add ``rule_override`` to the process-wide registry (see :meth:`register_override`)."""
         _GLOBAL.register_override(rule_override)
 
 

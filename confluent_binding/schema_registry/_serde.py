@@ -86,7 +86,15 @@ def read_message_indexes(buf, zigzag=True):
 class SchemaId:
     """A schema's id (or GUID) in a payload, with Protobuf's message indexes."""
 
-    __slots__ = ["schema_type", "id", "guid", "message_indexes"]
+    __slots__ = {
+        "schema_type": "``AVRO``, ``JSON`` or ``PROTOBUF`` (only Protobuf frames message indexes).",
+        "id": "The registry's integer schema id (magic byte 0), or None.",
+        "guid": "The schema's GUID as a :class:`uuid.UUID` (magic byte 1), or None.",
+        "message_indexes": (
+            "Protobuf: the path of message indexes to the record's message type in its file "
+            "([0] for the first top-level message); else None."
+        ),
+    }
 
     def __init__(self, schema_type, schema_id=None, guid=None, message_indexes=None):
         self.schema_type = schema_type
@@ -117,11 +125,30 @@ class SchemaId:
     _read_index_array = staticmethod(read_message_indexes)
 
     def id_to_bytes(self):
+        """The framing with the integer id: magic byte 0, the id as 4 big-endian bytes, then
+        (Protobuf) the message indexes; the serialized record follows it in a payload.
+
+        Returns:
+            bytes: the prefix.
+
+        Raises:
+            SerializationError: :attr:`id` is not set.
+        """
         if self.id is None:
             raise SerializationError("Schema ID is not set")
         return _ID.pack(_MAGIC_BYTE_V0, self.id) + self._indexes()
 
     def guid_to_bytes(self):
+        """The framing with the GUID: magic byte 1 and the GUID's 16 bytes, then (Protobuf)
+        the message indexes; what goes in the ``__key_schema_id``/``__value_schema_id`` header or in
+        front of the record.
+
+        Returns:
+            bytes: the prefix.
+
+        Raises:
+            SerializationError: :attr:`guid` is not set.
+        """
         if self.guid is None:
             raise SerializationError("Schema GUID is not set")
         return bytes((_MAGIC_BYTE_V1,)) + self.guid.bytes + self._indexes()
@@ -314,6 +341,7 @@ class ParsedSchemaCache:
         self.parsed_schemas = {}
 
     def set(self, schema, parsed_schema):
+        """Remember ``parsed_schema`` as the parsed form of ``schema`` (a :class:`Schema`)."""
         with self.lock:
             self.parsed_schemas[schema] = parsed_schema
 
@@ -323,6 +351,7 @@ class ParsedSchemaCache:
             return self.parsed_schemas.get(schema)
 
     def clear(self):
+        """Forget every parsed schema."""
         with self.lock:
             self.parsed_schemas.clear()
 
@@ -514,6 +543,11 @@ class BaseSerde(_RuleRunner):
             clear_original_key()
 
     def close(self):
+        """Release what the serde holds: close the executors and actions of its own
+        ``rule_registry`` (never the process-wide registry's), and the Schema Registry client when a
+        builder made it for this serde. The client passed to the constructor stays open: its owner
+        closes it.
+        """
         try:
             self._close_rules()
         finally:

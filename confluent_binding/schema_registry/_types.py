@@ -41,17 +41,37 @@ class _StrEnum(str, Enum):
 
 
 class RuleKind(_StrEnum):
+    """What a rule does with a record.
+
+    ``CONDITION``: the rule's executor checks the record; a false result fails the rule (its
+    ``onFailure`` action runs, by default raising :class:`SerializationError`).
+    ``TRANSFORM``: the executor returns the record (or field value) to use instead.
+    """
+
     CONDITION = "CONDITION"
     TRANSFORM = "TRANSFORM"
 
 
 class RulePhase(_StrEnum):
+    """Which list of a :class:`RuleSet` a rule belongs to.
+
+    ``MIGRATION``: between two versions of a subject, ``DOMAIN``: on every record a serde writes
+    or reads, ``ENCODING``: on the serialized bytes (whole-payload encryption, for one).
+    """
+
     MIGRATION = "MIGRATION"
     DOMAIN = "DOMAIN"
     ENCODING = "ENCODING"
 
 
 class RuleMode(_StrEnum):
+    """When a rule runs.
+
+    Domain and encoding rules: ``WRITE`` (serializing), ``READ`` (deserializing) or ``WRITEREAD``
+    (both). Migration rules: ``UPGRADE`` (a record written with an older schema read as a newer
+    one), ``DOWNGRADE`` (newer read as older) or ``UPDOWN`` (both).
+    """
+
     UPGRADE = "UPGRADE"
     DOWNGRADE = "DOWNGRADE"
     UPDOWN = "UPDOWN"
@@ -61,6 +81,14 @@ class RuleMode(_StrEnum):
 
 
 class ConfigCompatibilityLevel(_StrEnum):
+    """A subject's (or the registry's) compatibility check for new schema versions.
+
+    ``BACKWARD``: readers of the new schema can read data written with the previous one;
+    ``FORWARD``: readers of the previous schema can read data written with the new one; ``FULL``:
+    both. The ``_TRANSITIVE`` variants check against every earlier version, not just the latest;
+    ``NONE`` checks nothing. The members are strings (``str(level)`` is the registry's name).
+    """
+
     BACKWARD = "BACKWARD"
     BACKWARD_TRANSITIVE = "BACKWARD_TRANSITIVE"
     FORWARD = "FORWARD"
@@ -87,13 +115,30 @@ def _enum_or_none(enum: type, value: Any) -> Any:
 
 @dataclass
 class RuleParams:
+    """A rule's parameters: free-form string settings its executor reads.
+
+    Args:
+        params: parameter name to value (for example an encryption rule's ``encrypt.kek.name``).
+            :meth:`RuleContext.get_parameter` falls back to the target schema's metadata
+            properties for a name missing here.
+    """
+
     params: Dict[str, str] = field(default_factory=dict, hash=False)
 
     def to_dict(self) -> Dict[str, Any]:
+        """The parameters as the registry's JSON object (a copy of :attr:`params`)."""
         return dict(self.params)
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "RuleParams":
+        """Parameters from the registry's JSON object (copied).
+
+        Args:
+            src_dict: parameter name to value.
+
+        Returns:
+            RuleParams: the new instance.
+        """
         return cls(params=dict(src_dict))
 
     def __hash__(self) -> int:
@@ -102,6 +147,28 @@ class RuleParams:
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule of a data contract's :class:`RuleSet`.
+
+    Args:
+        name: the rule's name, unique within its rule set.
+        doc: a description; a failed CONDITION reports it as its message.
+        kind: :class:`RuleKind` (CONDITION or TRANSFORM).
+        mode: :class:`RuleMode`: when the rule runs.
+        type: the executor's type, the key it is found under in the rule registry (``CEL``,
+            ``CEL_FIELD``, ``JSONATA``, ``ENCRYPT``, ``ENCRYPT_PAYLOAD``, ...).
+        tags: for a field-level rule, the tags of the fields it applies to.
+        params: :class:`RuleParams` for the executor.
+        expr: the executor's expression (a CEL condition, a JSONata transformation, ...).
+        on_success: the action after the rule succeeds (``NONE`` when unset); for a migration
+            rule ``"UPGRADE_ACTION,DOWNGRADE_ACTION"`` may give one per direction.
+        on_failure: the action after it fails (``ERROR`` when unset: raise), or ``DLQ``,
+            ``NONE`` or a registered action's type.
+        disabled: True to skip the rule.
+
+    Instances are immutable and hashable (``tags`` is left out of the hash), as in
+    confluent-kafka.
+    """
+
     name: Optional[str]
     doc: Optional[str]
     kind: Optional[RuleKind]
@@ -115,6 +182,7 @@ class Rule:
     disabled: Optional[bool]
 
     def to_dict(self) -> Dict[str, Any]:
+        """The rule as the registry's JSON object (camelCase keys; unset fields left out)."""
         d: Dict[str, Any] = {}
         _put(d, "name", self.name)
         _put(d, "doc", self.doc)
@@ -131,6 +199,18 @@ class Rule:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "Rule":
+        """A rule from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object (``onSuccess``, ``onFailure``, ...); missing keys become None,
+                ``kind`` and ``mode`` become :class:`RuleKind` and :class:`RuleMode`.
+
+        Returns:
+            Rule: the new instance.
+
+        Raises:
+            ValueError: ``kind`` or ``mode`` is not a known name.
+        """
         params = src_dict.get("params")
         return cls(
             name=src_dict.get("name"),
@@ -157,12 +237,29 @@ def _rules_from_dicts(items: Optional[List[Dict[str, Any]]]) -> List[Rule]:
 
 @dataclass
 class RuleSet:
+    """A schema's data-contract rules, in the order they run.
+
+    Args:
+        migration_rules: rules run between versions of a subject (:attr:`RuleMode.UPGRADE`,
+            ``DOWNGRADE``, ``UPDOWN``) when a deserializer reads with another version than the
+            writer's (``use.latest.version`` or ``use.latest.with.metadata``).
+        domain_rules: rules run on every record written or read with the schema.
+        encoding_rules: rules run on the serialized payload (after writing, before reading).
+        enable_at: where the rules run: unset, ``ALL`` or ``CLIENT`` run them in this client;
+            any other value (a server-side stage) leaves them to the registry.
+
+    Hashable over its rules and ``enable_at``, as in confluent-kafka.
+    """
+
     migration_rules: Optional[List[Rule]] = field(hash=False)
     domain_rules: Optional[List[Rule]] = field(hash=False)
     encoding_rules: Optional[List[Rule]] = field(default=None, hash=False)
     enable_at: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
+        """The rule set as the registry's JSON object (``migrationRules``, ``domainRules``,
+        ``encodingRules``, ``enableAt``; unset lists left out).
+        """
         d: Dict[str, Any] = {}
         _put(d, "migrationRules", _rules_to_dicts(self.migration_rules))
         _put(d, "domainRules", _rules_to_dicts(self.domain_rules))
@@ -172,6 +269,14 @@ class RuleSet:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "RuleSet":
+        """A rule set from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object; a missing rule list becomes an empty list.
+
+        Returns:
+            RuleSet: the new instance, its rules parsed with :meth:`Rule.from_dict`.
+        """
         return cls(
             migration_rules=_rules_from_dicts(src_dict.get("migrationRules")),
             domain_rules=_rules_from_dicts(src_dict.get("domainRules")),
@@ -188,13 +293,30 @@ class RuleSet:
 
 @dataclass
 class MetadataTags:
+    """Tags a schema's metadata gives fields, by field path.
+
+    Args:
+        tags: field path (a wildcard pattern such as ``com.example.User.ssn`` or ``**.ssn``) to
+            the tags of the fields it matches; a field-level rule with one of those tags applies
+            to them (field-level encryption, for one).
+    """
+
     tags: Dict[str, List[str]] = field(default_factory=dict, hash=False)
 
     def to_dict(self) -> Dict[str, Any]:
+        """The tags as the registry's JSON object (path to list of tags)."""
         return dict(self.tags)
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "MetadataTags":
+        """Tags from the registry's JSON object (copied).
+
+        Args:
+            src_dict: path to list of tags.
+
+        Returns:
+            MetadataTags: the new instance.
+        """
         return cls(tags=dict(src_dict))
 
     def __hash__(self) -> int:
@@ -208,13 +330,30 @@ class MetadataTags:
 
 @dataclass
 class MetadataProperties:
+    """Free-form string properties of a schema's metadata.
+
+    Args:
+        properties: name to value. ``use.latest.with.metadata`` selects a subject's version by
+            them (``{"application.major.version": "2"}``), and rules read them as parameters
+            their own :class:`RuleParams` lack.
+    """
+
     properties: Dict[str, str] = field(default_factory=dict, hash=False)
 
     def to_dict(self) -> Dict[str, Any]:
+        """The properties as the registry's JSON object (a copy)."""
         return dict(self.properties)
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "MetadataProperties":
+        """Properties from the registry's JSON object (copied).
+
+        Args:
+            src_dict: name to value.
+
+        Returns:
+            MetadataProperties: the new instance.
+        """
         return cls(properties=dict(src_dict))
 
     def __hash__(self) -> int:
@@ -223,11 +362,22 @@ class MetadataProperties:
 
 @dataclass(frozen=True)
 class Metadata:
+    """A schema's metadata: field tags, properties and the names of sensitive properties.
+
+    Args:
+        tags: :class:`MetadataTags`: tags of fields, by path.
+        properties: :class:`MetadataProperties`.
+        sensitive: names of properties whose values are sensitive (secrets).
+
+    Immutable; hashable over ``tags`` and ``properties``.
+    """
+
     tags: Optional[MetadataTags]
     properties: Optional[MetadataProperties]
     sensitive: Optional[List[str]] = field(hash=False)
 
     def to_dict(self) -> Dict[str, Any]:
+        """The metadata as the registry's JSON object (unset parts left out)."""
         d: Dict[str, Any] = {}
         _put(d, "tags", None if self.tags is None else self.tags.to_dict())
         _put(d, "properties", None if self.properties is None else self.properties.to_dict())
@@ -236,6 +386,15 @@ class Metadata:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "Metadata":
+        """Metadata from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object with ``tags``, ``properties`` and ``sensitive`` (any may be
+                missing; a missing ``sensitive`` becomes an empty list).
+
+        Returns:
+            Metadata: the new instance.
+        """
         tags = src_dict.get("tags")
         props = src_dict.get("properties")
         return cls(
@@ -257,21 +416,48 @@ def _nested(kind: Any, data: Any) -> Any:
 
 @dataclass(frozen=True)
 class SchemaVersion:
+    """A (subject, version) pair: where a schema id is registered, as the registry's
+    ``/schemas/ids/{id}/versions`` lists them.
+
+    Args:
+        subject: the subject name.
+        version: the version number within the subject.
+    """
+
     subject: Optional[str]
     version: Optional[int]
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "SchemaVersion":
+        """A pair from the registry's JSON object (``subject``, ``version``).
+
+        Args:
+            src_dict: the JSON object.
+
+        Returns:
+            SchemaVersion: the new instance.
+        """
         return cls(subject=src_dict.get("subject"), version=src_dict.get("version"))
 
 
 @dataclass(frozen=True)
 class SchemaReference:
+    """A schema's reference to another registered schema (an imported Protobuf file,
+    an Avro named type, a JSON Schema ``$ref``).
+
+    Args:
+        name: the name the referencing schema uses for it (the import path, the type's full
+            name, the ``$ref`` URL).
+        subject: the subject the referenced schema is registered under.
+        version: its version in that subject.
+    """
+
     name: Optional[str]
     subject: Optional[str]
     version: Optional[int]
 
     def to_dict(self) -> Dict[str, Any]:
+        """The reference as the registry's JSON object (unset fields left out)."""
         d: Dict[str, Any] = {}
         _put(d, "name", self.name)
         _put(d, "subject", self.subject)
@@ -280,6 +466,14 @@ class SchemaReference:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "SchemaReference":
+        """A reference from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object with ``name``, ``subject`` and ``version``.
+
+        Returns:
+            SchemaReference: the new instance.
+        """
         return cls(
             name=src_dict.get("name"),
             subject=src_dict.get("subject"),
@@ -289,6 +483,23 @@ class SchemaReference:
 
 @dataclass
 class ServerConfig:
+    """A subject's or the registry's configuration (``/config``), as read and set by
+    ``get_config``/``set_config``.
+
+    Args:
+        compatibility: the :class:`ConfigCompatibilityLevel` to set (the request's field).
+        compatibility_level: the level the registry reports (the response's field).
+        compatibility_group: the metadata property whose value splits a subject's versions into
+            groups checked for compatibility separately.
+        default_metadata: :class:`Metadata` given to new schemas that bring none.
+        override_metadata: :class:`Metadata` that replaces what new schemas bring.
+        default_rule_set: :class:`RuleSet` given to new schemas that bring none.
+        override_rule_set: :class:`RuleSet` that replaces what new schemas bring.
+
+    A level may be given as the enum or its name; a plain dict is accepted for the metadata and
+    rule sets, as in confluent-kafka.
+    """
+
     compatibility: Optional[ConfigCompatibilityLevel] = None
     compatibility_level: Optional[ConfigCompatibilityLevel] = None
     compatibility_group: Optional[str] = None
@@ -298,6 +509,12 @@ class ServerConfig:
     override_rule_set: Optional[RuleSet] = None
 
     def to_dict(self) -> Dict[str, Any]:
+        """The configuration as the registry's JSON object (camelCase keys; unset fields left
+        out).
+
+        Raises:
+            ValueError: a compatibility level is not a known name.
+        """
         d: Dict[str, Any] = {}
         _put(
             d,
@@ -322,6 +539,18 @@ class ServerConfig:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "ServerConfig":
+        """A configuration from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object (``compatibilityLevel``, ``defaultRuleSet``, ...).
+
+        Returns:
+            ServerConfig: the new instance.
+
+        Raises:
+            TypeError: a nested metadata or rule set is not a JSON object.
+            ValueError: a compatibility level is not a known name.
+        """
         return cls(
             compatibility=_enum_or_none(ConfigCompatibilityLevel, src_dict.get("compatibility")),
             compatibility_level=_enum_or_none(
@@ -346,6 +575,10 @@ class Schema:
     rule_set: Optional[RuleSet] = None
 
     def to_dict(self) -> Dict[str, Any]:
+        """The schema as the registry's JSON object: ``schema``, ``schemaType``,
+        ``references`` (always present), and ``metadata`` and ``ruleSet`` when set. This is the body
+        ``register_schema`` and ``lookup_schema`` send.
+        """
         d: Dict[str, Any] = {}
         _put(d, "schema", self.schema_str)
         _put(d, "schemaType", self.schema_type)
@@ -358,6 +591,18 @@ class Schema:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "Schema":
+        """A schema from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object; a missing ``schemaType`` means ``AVRO`` (the registry leaves
+                it out for Avro).
+
+        Returns:
+            Schema: the new instance, with its references, metadata and rule set parsed.
+
+        Raises:
+            TypeError: ``metadata`` or ``ruleSet`` is not a JSON object.
+        """
         return cls(
             schema_str=src_dict.get("schema"),
             # The registry leaves schemaType out for Avro, its default.
@@ -379,6 +624,9 @@ class RegisteredSchema:
     schema: Schema
 
     def to_dict(self) -> Dict[str, Any]:
+        """The registered schema as the registry's JSON object: the schema's fields
+        (:meth:`Schema.to_dict`) plus ``id``, ``guid``, ``subject`` and ``version`` when set.
+        """
         d: Dict[str, Any] = self.schema.to_dict() if self.schema is not None else {}
         _put(d, "id", self.schema_id)
         _put(d, "guid", self.guid)
@@ -388,6 +636,16 @@ class RegisteredSchema:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "RegisteredSchema":
+        """A registered schema from the registry's JSON object (a subject version, a
+        lookup's answer).
+
+        Args:
+            src_dict: the JSON object; ``id`` becomes :attr:`schema_id`, the schema's own fields
+                become :attr:`schema`.
+
+        Returns:
+            RegisteredSchema: the new instance.
+        """
         return cls(
             subject=src_dict.get("subject"),
             version=src_dict.get("version"),
@@ -411,6 +669,9 @@ class Association:
     frozen: bool = False
 
     def to_dict(self) -> Dict[str, Any]:
+        """The association as the registry's JSON object (camelCase keys; ``frozen`` always
+        present).
+        """
         d: Dict[str, Any] = {}
         _put(d, "subject", self.subject)
         _put(d, "guid", self.guid)
@@ -424,6 +685,15 @@ class Association:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "Association":
+        """An association from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object (``resourceName``, ``associationType``, ...); a missing
+                ``frozen`` means False.
+
+        Returns:
+            Association: the new instance.
+        """
         return cls(
             subject=src_dict.get("subject"),
             guid=src_dict.get("guid"),
@@ -447,6 +717,7 @@ class AssociationInfo:
     schema: Optional[Schema] = None
 
     def to_dict(self) -> Dict[str, Any]:
+        """The association as the registry's JSON object (``frozen`` always present)."""
         d: Dict[str, Any] = {}
         _put(d, "subject", self.subject)
         _put(d, "associationType", self.association_type)
@@ -457,6 +728,15 @@ class AssociationInfo:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "AssociationInfo":
+        """An association from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object; a missing ``frozen`` means False, a ``schema`` is parsed
+                with :meth:`Schema.from_dict`.
+
+        Returns:
+            AssociationInfo: the new instance.
+        """
         schema = src_dict.get("schema")
         return cls(
             subject=src_dict.get("subject"),
@@ -479,6 +759,7 @@ class AssociationCreateOrUpdateInfo:
     normalize: Optional[bool] = None
 
     def to_dict(self) -> Dict[str, Any]:
+        """The request's entry as the registry's JSON object (unset fields left out)."""
         d: Dict[str, Any] = {}
         _put(d, "subject", self.subject)
         _put(d, "associationType", self.association_type)
@@ -490,6 +771,14 @@ class AssociationCreateOrUpdateInfo:
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "AssociationCreateOrUpdateInfo":
+        """An entry from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object; a ``schema`` is parsed with :meth:`Schema.from_dict`.
+
+        Returns:
+            AssociationCreateOrUpdateInfo: the new instance.
+        """
         schema = src_dict.get("schema")
         return cls(
             subject=src_dict.get("subject"),
@@ -534,10 +823,22 @@ class AssociationCreateOrUpdateRequest:
     associations: Optional[List[AssociationCreateOrUpdateInfo]] = None
 
     def to_dict(self) -> Dict[str, Any]:
+        """The request as the registry's JSON object: the resource's fields and its
+        ``associations``.
+        """
         return _resource_dict(self)
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "AssociationCreateOrUpdateRequest":
+        """A request from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object; each of ``associations`` is parsed with
+                :meth:`AssociationCreateOrUpdateInfo.from_dict`.
+
+        Returns:
+            AssociationCreateOrUpdateRequest: the new instance.
+        """
         return cls(**_resource_fields(src_dict, AssociationCreateOrUpdateInfo))
 
 
@@ -552,8 +853,20 @@ class AssociationResponse:
     associations: Optional[List[AssociationInfo]] = None
 
     def to_dict(self) -> Dict[str, Any]:
+        """The response as the registry's JSON object: the resource's fields and its
+        ``associations``.
+        """
         return _resource_dict(self)
 
     @classmethod
     def from_dict(cls, src_dict: Dict[str, Any]) -> "AssociationResponse":
+        """A response from the registry's JSON object.
+
+        Args:
+            src_dict: the JSON object; each of ``associations`` is parsed with
+                :meth:`AssociationInfo.from_dict`.
+
+        Returns:
+            AssociationResponse: the new instance.
+        """
         return cls(**_resource_fields(src_dict, AssociationInfo))

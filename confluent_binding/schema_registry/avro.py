@@ -48,6 +48,15 @@ class LocalSchemaRepository(AbstractSchemaRepository):
         self.schemas = schemas
 
     def load(self, subject):
+        """The schema stored under ``subject`` (a named type's full name), as parsed JSON.
+
+        Args:
+            subject: the name fastavro asks for while it resolves a named type.
+
+        Returns:
+            The stored schema, or None when there is none (fastavro then reports the name as
+            unknown).
+        """
         return self.schemas.get(subject)
 
 

@@ -245,10 +245,15 @@ class KafkaCluster(Listeners, _process.Launcher):
 
     @property
     def properties_path(self) -> Path:
+        """The ``server.properties`` file the broker is started with (a cluster of several: the
+        first node's; each node's is :meth:`node`'s ``properties_path``)."""
         return self._nodes[0].properties_path
 
     @property
     def data_dir(self) -> Optional[Path]:
+        """The broker's log directory (``log.dirs``: the topics' partitions and the KRaft
+        metadata log), made fresh and empty by :meth:`start`; ``None`` before the first start.
+        A cluster of several: the first node's."""
         return self._nodes[0].data_dir
 
     def server_properties(self) -> Dict[str, str]:

@@ -64,19 +64,10 @@ def test_api_pages_show_the_docstrings(site):
 # Modules whose docstrings are still being written: each may have names without one. Remove a
 # module from the list once it has none (test_the_allow_list_is_not_stale says when).
 STILL_UNDOCUMENTED = {
-    "confluent_binding.schema_registry",
-    "confluent_binding.schema_registry.avro",
-    "confluent_binding.schema_registry.confluent.type.variant_utils",
-    "confluent_binding.schema_registry.mock_schema_registry_client",
-    "confluent_binding.schema_registry.rule_registry",
     "confluent_binding.schema_registry.schema_registry_client",
-    "confluent_binding.schema_registry.serde",
 }
 # Single names without a docstring yet, as "module: Name.member".
-STILL_UNDOCUMENTED_NAMES = {
-    "confluent_binding.testing: KafkaCluster.data_dir",
-    "confluent_binding.testing: KafkaCluster.properties_path",
-}
+STILL_UNDOCUMENTED_NAMES: set = set()
 
 
 @pytest.fixture(scope="module")

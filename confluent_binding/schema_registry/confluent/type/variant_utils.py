@@ -253,6 +253,16 @@ class Variant:
         return byte & BASIC_TYPE_MASK, (byte >> BASIC_TYPE_BITS) & TYPE_INFO_MASK
 
     def get_type(self):
+        """What this value is.
+
+        Returns:
+            VariantType: ``STRING`` for short and long strings, ``OBJECT``, ``ARRAY``, or the
+            primitive's type (``BYTE``, ``SHORT``, ``INT``, ``LONG`` by width, ``DECIMAL4``,
+            ``TIMESTAMP_TZ``, ``TIMESTAMP_NANOS_NTZ``, ...).
+
+        Raises:
+            VariantError: the header is malformed or names an unknown primitive type.
+        """
         basic, info = self._header()
         if basic == SHORT_STR:
             return VariantType.STRING
@@ -278,18 +288,39 @@ class Variant:
         return _uint(self.value, self.pos + 1, _INT_WIDTHS[info], signed=True)
 
     def get_boolean(self):
+        """The boolean value.
+
+        Raises:
+            VariantError: the value is not a boolean.
+        """
         info = self._primitive()
         if info not in (TRUE, FALSE):
             raise VariantError("variant is not a boolean")
         return info == TRUE
 
     def get_byte(self):
+        """The integer of a 1-byte integer value (``BYTE``).
+
+        Raises:
+            VariantError: the value is not a 1-byte integer.
+        """
         return self._integer(_GETTER_WIDTHS["byte"], "a byte-width integer")
 
     def get_short(self):
+        """The integer of a 1- or 2-byte integer value (``BYTE``, ``SHORT``).
+
+        Raises:
+            VariantError: the value is not an integer that narrow.
+        """
         return self._integer(_GETTER_WIDTHS["short"], "a short-width integer")
 
     def get_int(self):
+        """The integer of a 1-, 2- or 4-byte integer value (``BYTE``, ``SHORT``, ``INT``).
+
+        Raises:
+            VariantError: the value is not an integer that narrow (a ``LONG`` needs
+                :meth:`get_long`).
+        """
         return self._integer(_GETTER_WIDTHS["int"], "an int-width integer")
 
     def get_long(self):
@@ -305,12 +336,33 @@ class Variant:
         return struct.unpack(fmt, self.value[self.pos + 1:self.pos + 1 + size])[0]
 
     def get_float(self):
+        """The value of a 4-byte ``FLOAT`` (as a Python float).
+
+        Raises:
+            VariantError: the value is not a float (a ``DOUBLE`` needs :meth:`get_double`), or is
+                truncated.
+        """
         return self._packed(FLOAT, "<f", 4, "a float")
 
     def get_double(self):
+        """The value of an 8-byte ``DOUBLE``.
+
+        Raises:
+            VariantError: the value is not a double, or is truncated.
+        """
         return self._packed(DOUBLE, "<d", 8, "a double")
 
     def get_decimal(self):
+        """The value of a ``DECIMAL4``, ``DECIMAL8`` or ``DECIMAL16``, exactly.
+
+        Returns:
+            decimal.Decimal: the unscaled integer scaled by the stored scale (``12.30`` keeps its
+            trailing zero).
+
+        Raises:
+            VariantError: the value is not a decimal, or its digits or scale exceed its width's
+                precision (9, 18, 38).
+        """
         info = self._primitive()
         if info not in _DECIMALS:
             raise VariantError("variant is not a decimal")
@@ -327,11 +379,21 @@ class Variant:
         return self.value[start:start + length]
 
     def get_binary(self):
+        """The bytes of a ``BINARY`` value.
+
+        Raises:
+            VariantError: the value is not binary, or is truncated.
+        """
         if self._primitive() != BINARY:
             raise VariantError("variant is not binary")
         return bytes(self._sized(self.pos + 5, _uint(self.value, self.pos + 1, U32_SIZE)))
 
     def get_uuid(self):
+        """The :class:`uuid.UUID` of a ``UUID`` value.
+
+        Raises:
+            VariantError: the value is not a UUID, or is truncated.
+        """
         if self._primitive() != UUID:
             raise VariantError("variant is not a uuid")
         if self.pos + UUID_SIZE >= len(self.value):
@@ -339,6 +401,12 @@ class Variant:
         return uuid_mod.UUID(bytes=self.value[self.pos + 1:self.pos + 1 + UUID_SIZE])
 
     def get_string(self):
+        """The text of a string value (short or long form), decoded from UTF-8.
+
+        Raises:
+            VariantError: the value is not a string, or is truncated.
+            UnicodeDecodeError: the bytes are not UTF-8.
+        """
         basic, info = self._header()
         if basic == SHORT_STR:
             return self._sized(self.pos + 1, info).decode("utf-8")
@@ -363,9 +431,19 @@ class Variant:
         return count, id_width, offset_width, ids, offsets, offsets + (count + 1) * offset_width
 
     def num_object_fields(self):
+        """The number of fields of an object value.
+
+        Raises:
+            VariantError: the value is not an object.
+        """
         return self._container(OBJECT)[0]
 
     def num_array_elements(self):
+        """The number of elements of an array value.
+
+        Raises:
+            VariantError: the value is not an array.
+        """
         return self._container(ARRAY)[0]
 
     def _field(self, layout, i):
@@ -592,34 +670,131 @@ class VariantBuilder:
         self._decimal_parts(-unscaled if sign else unscaled, -exponent)
 
     def append_null(self):
+        """Append a null.
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Raises:
+            VariantError: a root value was already written, an object's value comes without a key,
+                or the builder's ``size_limit`` would be exceeded.
+        """
         self._slot()
         self._primitive(NULL)
 
     def append_boolean(self, b):
+        """Append a boolean.
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            b: the value (its truth is written).
+
+        Raises:
+            VariantError: a root value was already written, an object's value comes without a key,
+                or the builder's ``size_limit`` would be exceeded.
+        """
         self._slot()
         self._primitive(TRUE if b else FALSE)
 
     def append_byte(self, value):
+        """Append a 1-byte integer (``BYTE``).
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            value: an int in -128..127.
+
+        Raises:
+            VariantError: the value does not fit the width, a root value was already written, an
+                object's value comes without a key, or the builder's ``size_limit`` would be
+                exceeded.
+        """
         self._slot()
         self._fixed(INT1, value, 1)
 
     def append_short(self, value):
+        """Append a 2-byte integer (``SHORT``).
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            value: an int in -32768..32767.
+
+        Raises:
+            VariantError: the value does not fit the width, a root value was already written, an
+                object's value comes without a key, or the builder's ``size_limit`` would be
+                exceeded.
+        """
         self._slot()
         self._fixed(INT2, value, 2)
 
     def append_int(self, value):
+        """Append a 4-byte integer (``INT``).
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            value: an int in the signed 32-bit range.
+
+        Raises:
+            VariantError: the value does not fit the width, a root value was already written, an
+                object's value comes without a key, or the builder's ``size_limit`` would be
+                exceeded.
+        """
         self._slot()
         self._fixed(INT4, value, 4)
 
     def append_long(self, value):
+        """Append an 8-byte integer (``LONG``).
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            value: an int in the signed 64-bit range.
+
+        Raises:
+            VariantError: the value does not fit the width, a root value was already written, an
+                object's value comes without a key, or the builder's ``size_limit`` would be
+                exceeded.
+        """
         self._slot()
         self._fixed(INT8, value, 8)
 
     def append_float(self, value):
+        """Append a 4-byte float (``FLOAT``).
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            value: the number, rounded to single precision.
+
+        Raises:
+            VariantError: a root value was already written, an object's value comes without a key,
+                or the builder's ``size_limit`` would be exceeded.
+        """
         self._slot()
         self._primitive(FLOAT, struct.pack("<f", value))
 
     def append_double(self, value):
+        """Append an 8-byte float (``DOUBLE``).
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            value: the number.
+
+        Raises:
+            VariantError: a root value was already written, an object's value comes without a key,
+                or the builder's ``size_limit`` would be exceeded.
+        """
         self._slot()
         self._primitive(DOUBLE, struct.pack("<d", value))
 
@@ -645,10 +820,34 @@ class VariantBuilder:
         self._decimal_parts(unscaled, scale)
 
     def append_string(self, s):
+        """Append a string (the short form up to 63 UTF-8 bytes, else the long form).
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            s: the text.
+
+        Raises:
+            VariantError: a root value was already written, an object's value comes without a key,
+                or the builder's ``size_limit`` would be exceeded.
+        """
         self._slot()
         self._string(s)
 
     def append_binary(self, data):
+        """Append bytes (``BINARY``).
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            data: a bytes-like object.
+
+        Raises:
+            VariantError: a root value was already written, an object's value comes without a key,
+                or the builder's ``size_limit`` would be exceeded.
+        """
         self._slot()
         data = bytes(data)
         self._primitive(BINARY, len(data).to_bytes(U32_SIZE, "little") + data)
@@ -662,36 +861,132 @@ class VariantBuilder:
         self._primitive(UUID, raw)
 
     def append_date(self, days_since_epoch):
+        """Append a ``DATE``.
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            days_since_epoch: days since 1970-01-01 (negative before).
+
+        Raises:
+            VariantError: the value does not fit the width, a root value was already written, an
+                object's value comes without a key, or the builder's ``size_limit`` would be
+                exceeded.
+        """
         self._slot()
         self._fixed(DATE, days_since_epoch, 4)
 
     def append_time(self, micros_since_midnight):
+        """Append a ``TIME`` of day (no time zone).
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            micros_since_midnight: microseconds since midnight.
+
+        Raises:
+            VariantError: the value does not fit the width, a root value was already written, an
+                object's value comes without a key, or the builder's ``size_limit`` would be
+                exceeded.
+        """
         self._slot()
         self._fixed(TIME, micros_since_midnight, 8)
 
     def append_timestamp_tz(self, micros):
+        """Append a ``TIMESTAMP_TZ``: an instant, in microseconds.
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            micros: microseconds since 1970-01-01T00:00:00Z.
+
+        Raises:
+            VariantError: the value does not fit the width, a root value was already written, an
+                object's value comes without a key, or the builder's ``size_limit`` would be
+                exceeded.
+        """
         self._slot()
         self._fixed(TIMESTAMP, micros, 8)
 
     def append_timestamp_ntz(self, micros):
+        """Append a ``TIMESTAMP_NTZ``: a local date and time without a time zone, in
+        microseconds.
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            micros: microseconds since 1970-01-01T00:00:00 (wall clock).
+
+        Raises:
+            VariantError: the value does not fit the width, a root value was already written, an
+                object's value comes without a key, or the builder's ``size_limit`` would be
+                exceeded.
+        """
         self._slot()
         self._fixed(TIMESTAMP_NTZ, micros, 8)
 
     def append_timestamp_nanos_tz(self, nanos):
+        """Append a ``TIMESTAMP_NANOS_TZ``: an instant, in nanoseconds.
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            nanos: nanoseconds since 1970-01-01T00:00:00Z.
+
+        Raises:
+            VariantError: the value does not fit the width, a root value was already written, an
+                object's value comes without a key, or the builder's ``size_limit`` would be
+                exceeded.
+        """
         self._slot()
         self._fixed(TIMESTAMP_NANOS, nanos, 8)
 
     def append_timestamp_nanos_ntz(self, nanos):
+        """Append a ``TIMESTAMP_NANOS_NTZ``: a local date and time without a time zone, in
+        nanoseconds.
+
+        Appended as the root value, as the next element of the open array, or as the value of the
+        key :meth:`append_key` gave in the open object.
+
+        Args:
+            nanos: nanoseconds since 1970-01-01T00:00:00 (wall clock).
+
+        Raises:
+            VariantError: the value does not fit the width, a root value was already written, an
+                object's value comes without a key, or the builder's ``size_limit`` would be
+                exceeded.
+        """
         self._slot()
         self._fixed(TIMESTAMP_NANOS_NTZ, nanos, 8)
 
     # -- containers ---------------------------------------------------------------------
 
     def start_object(self):
+        """Open an object: until :meth:`end_object`, each value appended follows an
+        :meth:`append_key`. The object itself is placed like any appended value (root, array element
+        or a key's value).
+        Raises:
+            VariantError: a root value was already written, an object's value comes without a key,
+                or the builder's ``size_limit`` would be exceeded.
+        """
         self._slot()
         self._open.append(_Frame(True, len(self.value)))
 
     def append_key(self, key):
+        """Give the key of the next value of the open object (keys may come in any order; the
+        object is written sorted by key, and each distinct key is stored once in the metadata).
+
+        Args:
+            key: the field name.
+
+        Raises:
+            VariantError: no object is open, or the previous key has no value yet.
+        """
         if not self._open or not self._open[-1].is_object:
             raise VariantError("append_key called outside of an object")
         frame = self._open[-1]
@@ -700,6 +995,12 @@ class VariantBuilder:
         frame.key = (key, self._key_id(key))
 
     def end_object(self):
+        """Close the object :meth:`start_object` opened (writing its header).
+
+        Raises:
+            VariantError: the innermost open container is not an object, or its last key has no
+                value.
+        """
         if not self._open or not self._open[-1].is_object:
             raise VariantError("end_object without a matching start_object")
         frame = self._open.pop()
@@ -708,10 +1009,21 @@ class VariantBuilder:
         self._close(frame)
 
     def start_array(self):
+        """Open an array: the values appended until :meth:`end_array` are its elements, in
+        order. The array itself is placed like any appended value.
+        Raises:
+            VariantError: a root value was already written, an object's value comes without a key,
+                or the builder's ``size_limit`` would be exceeded.
+        """
         self._slot()
         self._open.append(_Frame(False, len(self.value)))
 
     def end_array(self):
+        """Close the array :meth:`start_array` opened (writing its header).
+
+        Raises:
+            VariantError: the innermost open container is not an array.
+        """
         if not self._open or self._open[-1].is_object:
             raise VariantError("end_array without a matching start_array")
         self._close(self._open.pop())
