@@ -210,6 +210,9 @@ class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
 
 class KafkaCommitMessage(WriterCommitMessage):
+    """What one write task reports to the driver: ``count``, how many rows it produced (every
+    one delivered: the task flushed its producer before it returned)."""
+
     def __init__(self, count: int):
         self.count = count
 
@@ -247,22 +250,32 @@ class KafkaDataSource(DataSource):
 
     @classmethod
     def name(cls) -> str:
+        """The format name, :data:`NAME` (``spark.read.format("cbkafka")``)."""
         return NAME
 
     def schema(self) -> StructType:
+        """The source's fixed schema, the built-in connector's (:func:`kafka_schema`), with
+        ``headers`` when the ``includeHeaders`` option is true."""
         return kafka_schema(flag(lowered(self.options), "includeHeaders", False))
 
     def reader(self, schema: StructType) -> DataSourceReader:
+        """The batch reader: checks the options (an unknown one raises ValueError naming it)
+        and plans one task per offset range on the driver."""
         opts = source_options(self.options, streaming=False)
         _check_schema(schema, opts.include_headers)
         return _BatchReader(opts)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
+        """The streaming reader: offsets as the connector's JSON, the trigger options
+        (``maxOffsetsPerTrigger``, ``minOffsetsPerTrigger``, ``maxTriggerDelay``) and
+        ``Trigger.AvailableNow``."""
         opts = source_options(self.options, streaming=True)
         _check_schema(schema, opts.include_headers)
         return _StreamReader(opts)
 
     def writer(self, schema: StructType, overwrite: bool) -> _BatchWriter:
+        """The batch sink (append only): checks the options and the DataFrame's columns at
+        planning time; each task produces its Arrow batches with one idempotent producer."""
         if overwrite:
             raise ValueError(
                 "Save mode Overwrite not allowed for Kafka. Allowed save modes are "
@@ -271,4 +284,5 @@ class KafkaDataSource(DataSource):
         return _BatchWriter(sink_options(self.options, schema))
 
     def streamWriter(self, schema: StructType, overwrite: bool) -> _StreamWriter:
+        """The streaming sink: as :meth:`writer`, once per micro-batch (at-least-once)."""
         return _StreamWriter(sink_options(self.options, schema))

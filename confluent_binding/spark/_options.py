@@ -327,7 +327,7 @@ def subscription(opts: Mapping[str, str]) -> Subscription:
             ) from None
         return Subscription("subscribePattern", pattern=pattern)
     parsed = _json(opts, "assign")
-    pairs = []
+    pairs: List[Tuple[str, int]] = []
     if not isinstance(parsed, dict) or not parsed:
         raise ValueError(
             "Option 'assign' must be a JSON object of topic to partition list, "

@@ -105,13 +105,12 @@ class OffsetPlanner:
         return self._retrying(lambda: self._watermarks(tps))
 
     def _watermarks(self, tps: Iterable[TP]) -> Dict[TP, Tuple[int, int]]:
-        out = {}
+        out: Dict[TP, Tuple[int, int]] = {}
         for topic, partition in tps:
-            out[(topic, partition)] = tuple(
-                self._consumer.get_watermark_offsets(
-                    TopicPartition(topic, partition), timeout=_REQUEST_TIMEOUT, cached=False
-                )
+            low, high = self._consumer.get_watermark_offsets(
+                TopicPartition(topic, partition), timeout=_REQUEST_TIMEOUT, cached=False
             )
+            out[(topic, partition)] = (low, high)
         return out
 
     def offsets_for_times(self, wanted: Mapping[TP, int]) -> Dict[TP, int]:
@@ -171,11 +170,12 @@ class OffsetPlanner:
                     else value
                 )
             return out
-        wanted = (
-            {tp: spec.timestamp for tp in tps}
-            if spec.kind == "timestamp"
-            else dict(spec.per_partition)
-        )
+        wanted: Dict[TP, int]
+        if spec.kind == "timestamp":
+            assert spec.timestamp is not None
+            wanted = {tp: spec.timestamp for tp in tps}
+        else:
+            wanted = dict(spec.per_partition)
         found = self.offsets_for_times(wanted)
         out = {}
         for tp in tps:
@@ -192,9 +192,7 @@ class OffsetPlanner:
         return out
 
 
-def check_range(
-    rng: OffsetRange, low: int, high: int, fail_on_data_loss: bool
-) -> Optional[OffsetRange]:
+def check_range(rng: OffsetRange, low: int, high: int, fail_on_data_loss: bool) -> OffsetRange:
     """A range clipped to what the partition holds; raises (failOnDataLoss) when records of the
     range are gone, or the range asks for records that do not exist yet."""
     start, end = rng.start, rng.end

@@ -4,9 +4,10 @@ task, flushed before the task reports success. At-least-once, like Spark's conne
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .. import KafkaException, Producer
+from .._core import _produce_arrow
 from ._options import SINK_OPTIONS, check_known, kafka_params, lowered
 
 _PRODUCER_FORBIDDEN = {"key.serializer", "value.serializer"}
@@ -102,16 +103,77 @@ def sink_options(options: Any, schema: Any) -> SinkOptions:
     return SinkOptions(kafka=kafka, topic=topic)
 
 
-def _column(batch: Any, name: str) -> Optional[List[Any]]:
+def _column(batch: Any, name: str) -> Any:
+    """The column ``name`` of ``batch`` (case-insensitive, as Spark's), or None."""
     names = [n.lower() for n in batch.schema.names]
     if name not in names:
         return None
-    col = batch.column(names.index(name))
-    return col.to_pylist()
+    return batch.column(names.index(name))
 
 
-def _bytes(v: Any) -> Any:
-    return v.encode("utf-8") if isinstance(v, str) else v
+def _bytes_column(col: Any, text: bool) -> Tuple[Any, bool]:
+    """A binary or string column as the compiled loop reads it, and whether its offsets are
+    64-bit (the large_ types); other types (views, dictionaries) are cast first."""
+    import pyarrow as pa
+
+    t = col.type
+    if pa.types.is_binary(t) or pa.types.is_string(t):
+        return col, False
+    if pa.types.is_large_binary(t) or pa.types.is_large_string(t):
+        return col, True
+    return col.cast(pa.string() if text else pa.binary()), False
+
+
+def _headers_type() -> Any:
+    import pyarrow as pa
+
+    return pa.list_(pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())]))
+
+
+def produce_batch(producer: Producer, topic: Optional[str], batch: Any) -> int:
+    """Produces every row of one Arrow record batch (the sink's columns, found by name: value,
+    and optional key, topic, partition, headers) in one compiled loop; returns how many.
+    ``topic``: the topic option, which wins over a topic column. Delivery reports go to the
+    producer's ``on_delivery``, served by its poll()/flush() (and while its queue is full)."""
+    import pyarrow as pa
+
+    value = _column(batch, "value")
+    if value is None:
+        raise ValueError("Required attribute 'value' not found")
+    value, wide_value = _bytes_column(value, False)
+    key = _column(batch, "key")
+    wide_key = False
+    if key is not None:
+        key, wide_key = _bytes_column(key, False)
+    topics = None if topic is not None else _column(batch, "topic")
+    wide_topic = False
+    if topics is not None:
+        topics, wide_topic = _bytes_column(topics, True)
+    elif topic is None:
+        raise ValueError(
+            "topic option required when no 'topic' attribute is present. "
+            "Use the topic option for setting a topic."
+        )
+    partitions = _column(batch, "partition")
+    if partitions is not None and partitions.type != pa.int32():
+        partitions = partitions.cast(pa.int32())
+    headers = _column(batch, "headers")
+    if headers is not None and not headers.type.equals(_headers_type(), check_metadata=False):
+        headers = headers.cast(_headers_type())
+    return int(
+        _produce_arrow(
+            producer,
+            topic,
+            value,
+            key,
+            topics,
+            partitions,
+            headers,
+            wide_value,
+            wide_key,
+            wide_topic,
+        )
+    )
 
 
 def write_batches(opts: SinkOptions, batches: Iterator[Any]) -> int:
@@ -123,45 +185,15 @@ def write_batches(opts: SinkOptions, batches: Iterator[Any]) -> int:
         if err is not None and not failures:
             failures.append(err)
 
-    producer = Producer(opts.kafka)
+    # Only failed deliveries reach Python: the reports of delivered rows end in C.
+    conf: Dict[str, Any] = dict(opts.kafka)
+    conf["on_delivery"] = on_delivery
+    conf["delivery.report.only.error"] = True
+    producer = Producer(conf)
     count = 0
     try:
         for batch in batches:
-            values = _column(batch, "value")
-            n = batch.num_rows
-            keys = _column(batch, "key") or [None] * n
-            topics = [opts.topic] * n if opts.topic is not None else _column(batch, "topic")
-            parts = _column(batch, "partition") or [None] * n
-            headers = _column(batch, "headers") or [None] * n
-            for i in range(n):
-                topic = topics[i]
-                if topic is None:
-                    raise ValueError(
-                        "Null topic present in the data. Use the topic option for "
-                        "setting a default topic."
-                    )
-                part = parts[i]
-                hdrs = headers[i]
-                kwargs = {}
-                if part is not None:
-                    kwargs["partition"] = part
-                if hdrs:
-                    kwargs["headers"] = [(h["key"], h["value"]) for h in hdrs]
-                while True:
-                    try:
-                        producer.produce(
-                            topic,
-                            _bytes(values[i]),
-                            _bytes(keys[i]),
-                            on_delivery=on_delivery,
-                            **kwargs,
-                        )
-                        break
-                    except BufferError:
-                        producer.poll(0.1)
-                count += 1
-                if failures:
-                    break
+            count += produce_batch(producer, opts.topic, batch)
             producer.poll(0)
             if failures:
                 break

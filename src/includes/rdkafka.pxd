@@ -145,6 +145,11 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     rd_kafka_resp_err_t rd_kafka_header_get_all(const rd_kafka_headers_t *hdrs, size_t idx,
                                                 const char **namep, const void **valuep,
                                                 size_t *sizep)
+    rd_kafka_headers_t *rd_kafka_headers_new(size_t initial_count)
+    void rd_kafka_headers_destroy(rd_kafka_headers_t *hdrs)
+    rd_kafka_resp_err_t rd_kafka_header_add(rd_kafka_headers_t *hdrs, const char *name,
+                                            ssize_t name_size, const void *value,
+                                            ssize_t value_size)
 
     ctypedef struct rd_kafka_message_t:
         rd_kafka_resp_err_t err

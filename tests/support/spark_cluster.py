@@ -20,7 +20,6 @@ import json
 import os
 import queue
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -28,6 +27,8 @@ import time
 import urllib.request
 from pathlib import Path
 from typing import Any, Dict, List, Optional
+
+from confluent_binding.testing._process import free_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 _RESULT = "@@result "
@@ -40,19 +41,6 @@ def spark_home() -> Path:
     import pyspark
 
     return Path(pyspark.__file__).resolve().parent
-
-
-def _free_ports(n: int) -> List[int]:
-    socks = []
-    try:
-        for _ in range(n):
-            s = socket.socket()
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 def _tail(path: Path, n: int = 40) -> str:
@@ -181,7 +169,7 @@ class SparkStandalone:
     def start(self, timeout: float = 120) -> "SparkStandalone":
         self.workdir.mkdir(parents=True, exist_ok=True)
         began = time.monotonic()
-        ports = _free_ports(2 + self.workers)
+        ports = free_ports(2 + self.workers)
         self.port, self.ui_port = ports[0], ports[1]
         self.master = self._launch(
             "master",
@@ -351,6 +339,10 @@ class Driver:
             # Every task may fail this often before its job does (an executor killed mid-task
             # fails its tasks once; they run again on the other executor).
             "spark.task.maxFailures": "8",
+            # Parquet without compression: the tests check the connector, and snappy's native
+            # library fails to load where a musl loader sits beside glibc (its loader then
+            # picks its musl build).
+            "spark.sql.parquet.compression.codec": "uncompressed",
             "spark.driver.extraJavaOptions": _QUICK_JVM,
             "spark.executor.extraJavaOptions": _QUICK_JVM,
         }

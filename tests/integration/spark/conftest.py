@@ -80,6 +80,8 @@ def spark(tmp_path_factory):
         .config("spark.local.dir", str(tmp_path_factory.mktemp("spark-local")))
         .config("spark.sql.warehouse.dir", str(tmp_path_factory.mktemp("spark-warehouse")))
         .config("spark.python.worker.reuse", "true")
+        # as the cluster's driver (tests/support/spark_cluster.py): no native snappy for parquet
+        .config("spark.sql.parquet.compression.codec", "uncompressed")
         .config("spark.jars", ",".join(connector_jars()))
         .getOrCreate()
     )

@@ -108,25 +108,86 @@ def _executors_replaced(spark_standalone, killed):
     spark_standalone.wait_for_executors(2, timeout=180, exclude=[killed])
 
 
+class _Job:
+    """What every cluster test sets up: a fresh topic of ``PARTITIONS`` partitions (``fill()``
+    writes its values), where a query writes (``out``, a parquet directory; ``out_topic``, a
+    second topic, made when first asked for), its checkpoint, and the driver that runs the
+    jobs of cluster_jobs.py with these arguments filled in."""
+
+    def __init__(self, driver, cluster, tmp_path):
+        self.driver, self.cluster = driver, cluster
+        self.topic = _topic(cluster)
+        self.values = []
+        self.out = str(tmp_path / "out")
+        self.checkpoint = str(tmp_path / "checkpoint")
+        self._out_topic = None
+
+    @property
+    def out_topic(self):
+        if self._out_topic is None:
+            self._out_topic = _topic(self.cluster)
+        return self._out_topic
+
+    def fill(self, n, tag="v"):
+        """Appends values tag0 .. tag{n-1} to the topic; returns them."""
+        values = _fill(self.cluster, self.topic, n, tag=tag)
+        self.values += values
+        return values
+
+    def _args(self, job, options):
+        args = {"bootstrap": self.cluster.bootstrap_servers, "topic": self.topic}
+        if job in ("read_to_parquet", "stream_to_parquet"):
+            args["out"] = self.out
+        if job.startswith("stream_"):
+            args["checkpoint"] = self.checkpoint
+        if job == "stream_to_kafka":
+            args["out_topic"] = self.out_topic
+        args.update(options)
+        return args
+
+    def call(self, job, **options):
+        return self.driver.call(job, **self._args(job, options))
+
+    def submit(self, job, **options):
+        return self.driver.submit(job, **self._args(job, options))
+
+    def committed(self, ticket, batches=3):
+        """Waits until the streaming query (the job of ``ticket``) committed ``batches``
+        micro-batches; a job that ended before fails the test with its error at once."""
+        _wait(
+            lambda: _commits(self.checkpoint) >= batches or self.driver.done(ticket),
+            "%d micro-batches committed" % batches,
+        )
+        if self.driver.done(ticket):
+            result = self.driver.result(ticket)  # raises the job's error
+            raise AssertionError("the query ended after %s, before the test went on" % result)
+
+    def rows(self):
+        """What the query wrote to ``out``, as [partition, offset, value, executor?] rows."""
+        return self.driver.call("read_parquet", path=self.out)
+
+
+@pytest.fixture
+def job(spark_driver, kafka_cluster, tmp_path):
+    """A _Job on the session's one-broker cluster."""
+    return _Job(spark_driver, kafka_cluster, tmp_path)
+
+
+@pytest.fixture
+def job3(spark_driver, kafka3, tmp_path):
+    """A _Job on three brokers (a leader may be killed)."""
+    return _Job(spark_driver, kafka3, tmp_path)
+
+
 # --- default suite -----------------------------------------------------------------------------
 
 
-def test_batch_read_splits_partitions_across_executors(
-    spark_driver, spark_standalone, kafka_cluster, tmp_path
-):
-    topic = _topic(kafka_cluster)
-    values = _fill(kafka_cluster, topic, 4000)
-    out = str(tmp_path / "out")
-    got = spark_driver.call(
-        "read_to_parquet",
-        bootstrap=kafka_cluster.bootstrap_servers,
-        topic=topic,
-        out=out,
-        minPartitions=8,
-    )
+def test_batch_read_splits_partitions_across_executors(job, spark_standalone):
+    job.fill(4000)
+    got = job.call("read_to_parquet", minPartitions=8)
     assert got["tasks"] == 8  # 4 Kafka partitions, each read by two tasks
-    rows = spark_driver.call("read_parquet", path=out)
-    _rows_once(rows, values)
+    rows = job.rows()
+    _rows_once(rows, job.values)
     executors = {r[3] for r in rows}
     assert len(executors) == 2, "one executor read everything: %s" % executors
     assert executors <= set(spark_standalone.executor_pids())
@@ -136,87 +197,46 @@ def test_batch_read_splits_partitions_across_executors(
 
 
 @pytest.mark.slow
-def test_batch_read_three_brokers(spark_driver, kafka3, tmp_path):
-    topic = _topic(kafka3)
-    values = _fill(kafka3, topic, 20000)
-    out = str(tmp_path / "out")
-    got = spark_driver.call(
-        "read_to_parquet",
-        bootstrap=kafka3.bootstrap_servers,
-        topic=topic,
-        out=out,
-        minPartitions=6,
-        maxRecordsPerPartition=2000,
-    )
+def test_batch_read_three_brokers(job3):
+    job3.fill(20000)
+    got = job3.call("read_to_parquet", minPartitions=6, maxRecordsPerPartition=2000)
     assert got["tasks"] == 12  # maxRecordsPerPartition: 5000 records in 3 tasks of at most 2000
-    rows = spark_driver.call("read_parquet", path=out)
-    _rows_once(rows, values)
+    rows = job3.rows()
+    _rows_once(rows, job3.values)
     assert len({r[3] for r in rows}) == 2
 
 
 @pytest.mark.slow
-def test_stream_into_files_stopped_and_restarted_exactly_once(spark_driver, kafka3, tmp_path):
-    topic = _topic(kafka3)
-    first = _fill(kafka3, topic, 3000, tag="a")
-    args = dict(
-        bootstrap=kafka3.bootstrap_servers,
-        topic=topic,
-        out=str(tmp_path / "out"),
-        checkpoint=str(tmp_path / "checkpoint"),
-        maxOffsetsPerTrigger=1000,
-    )
-    assert spark_driver.call("stream_to_parquet", **args) == [1000, 1000, 1000]
-    second = _fill(kafka3, topic, 2000, tag="b")
-    assert spark_driver.call("stream_to_parquet", **args) == [1000, 1000]
-    _rows_once(spark_driver.call("read_parquet", path=args["out"]), first + second)
+def test_stream_into_files_stopped_and_restarted_exactly_once(job3):
+    job3.fill(3000, tag="a")
+    assert job3.call("stream_to_parquet", maxOffsetsPerTrigger=1000) == [1000, 1000, 1000]
+    job3.fill(2000, tag="b")
+    assert job3.call("stream_to_parquet", maxOffsetsPerTrigger=1000) == [1000, 1000]
+    _rows_once(job3.rows(), job3.values)
 
 
 @pytest.mark.slow
-def test_executor_killed_mid_stream_file_sink_exactly_once(
-    spark_driver, spark_standalone, kafka3, tmp_path
-):
-    topic = _topic(kafka3)
-    values = _fill(kafka3, topic, 30000)
-    checkpoint = str(tmp_path / "checkpoint")
-    ticket = spark_driver.submit(
-        "stream_to_parquet",
-        bootstrap=kafka3.bootstrap_servers,
-        topic=topic,
-        out=str(tmp_path / "out"),
-        checkpoint=checkpoint,
-        maxOffsetsPerTrigger=1000,
-        minPartitions=4,
-    )
-    _wait(lambda: _commits(checkpoint) >= 3, "3 micro-batches committed")
+def test_executor_killed_mid_stream_file_sink_exactly_once(job3, spark_standalone):
+    job3.fill(30000)
+    ticket = job3.submit("stream_to_parquet", maxOffsetsPerTrigger=1000, minPartitions=4)
+    job3.committed(ticket)
     killed = spark_standalone.kill_executor()
-    assert not spark_driver.done(ticket), "the query ended before the executor was killed"
-    batches = spark_driver.result(ticket, timeout=420)
+    assert not job3.driver.done(ticket), "the query ended before the executor was killed"
+    batches = job3.driver.result(ticket, timeout=420)
     assert sum(batches) == 30000
-    _rows_once(spark_driver.call("read_parquet", path=str(tmp_path / "out")), values)
+    _rows_once(job3.rows(), job3.values)
     _executors_replaced(spark_standalone, killed)
 
 
 @pytest.mark.slow
-def test_executor_killed_mid_stream_kafka_sink_loses_nothing(
-    spark_driver, spark_standalone, kafka3, tmp_path
-):
-    topic, out_topic = _topic(kafka3), _topic(kafka3)
-    values = _fill(kafka3, topic, 30000)
-    checkpoint = str(tmp_path / "checkpoint")
-    ticket = spark_driver.submit(
-        "stream_to_kafka",
-        bootstrap=kafka3.bootstrap_servers,
-        topic=topic,
-        out_topic=out_topic,
-        checkpoint=checkpoint,
-        maxOffsetsPerTrigger=1000,
-        minPartitions=4,
-    )
-    _wait(lambda: _commits(checkpoint) >= 3, "3 micro-batches committed")
+def test_executor_killed_mid_stream_kafka_sink_loses_nothing(job3, spark_standalone):
+    values = job3.fill(30000)
+    ticket = job3.submit("stream_to_kafka", maxOffsetsPerTrigger=1000, minPartitions=4)
+    job3.committed(ticket)
     killed = spark_standalone.kill_executor()
-    assert not spark_driver.done(ticket), "the query ended before the executor was killed"
-    assert sum(spark_driver.result(ticket, timeout=420)) == 30000
-    got = _consume_values(kafka3, out_topic, len(values))
+    assert not job3.driver.done(ticket), "the query ended before the executor was killed"
+    assert sum(job3.driver.result(ticket, timeout=420)) == 30000
+    got = _consume_values(job3.cluster, job3.out_topic, len(values))
     assert set(got) == set(values)  # nothing lost
     # Duplicates only from tasks that ran again: at most one micro-batch's worth.
     assert len(got) - len(values) <= 1000, "%d duplicates" % (len(got) - len(values))
@@ -224,37 +244,29 @@ def test_executor_killed_mid_stream_kafka_sink_loses_nothing(
 
 
 @pytest.mark.slow
-def test_leader_killed_mid_read(spark_driver, kafka3, tmp_path):
-    topic = _topic(kafka3)
-    values = _fill(kafka3, topic, 20000)
-    checkpoint = str(tmp_path / "checkpoint")
-    ticket = spark_driver.submit(
+def test_leader_killed_mid_read(job3):
+    job3.fill(20000)
+    ticket = job3.submit(
         "stream_to_parquet",
-        bootstrap=kafka3.bootstrap_servers,
-        topic=topic,
-        out=str(tmp_path / "out"),
-        checkpoint=checkpoint,
         maxOffsetsPerTrigger=1000,
         **{"fetchOffset.numRetries": 30, "fetchOffset.retryIntervalMs": 1000},
     )
-    _wait(lambda: _commits(checkpoint) >= 3, "3 micro-batches committed")
-    leader = kafka3.node(kafka3.leader(topic, 0))
+    job3.committed(ticket)
+    leader = job3.cluster.node(job3.cluster.leader(job3.topic, 0))
     leader.kill()
     try:
-        assert not spark_driver.done(ticket), "the query ended before the leader was killed"
-        assert sum(spark_driver.result(ticket, timeout=420)) == 20000
-        _rows_once(spark_driver.call("read_parquet", path=str(tmp_path / "out")), values)
+        assert not job3.driver.done(ticket), "the query ended before the leader was killed"
+        assert sum(job3.driver.result(ticket, timeout=420)) == 20000
+        _rows_once(job3.rows(), job3.values)
     finally:
         leader.restart()
 
 
 @pytest.mark.slow
-def test_leader_killed_mid_write_exactly_once(spark_driver, kafka3):
-    topic = _topic(kafka3)
+def test_leader_killed_mid_write_exactly_once(job3):
+    kafka3, topic = job3.cluster, job3.topic
     n = 500000
-    ticket = spark_driver.submit(
-        "batch_write", bootstrap=kafka3.bootstrap_servers, topic=topic, n=n, tasks=4
-    )
+    ticket = job3.submit("batch_write", n=n, tasks=4)
     probe = kafka.Consumer(kafka3.client_config(**{"group.id": "probe"}))
 
     def some_written():
@@ -274,8 +286,8 @@ def test_leader_killed_mid_write_exactly_once(spark_driver, kafka3):
     leader = kafka3.node(kafka3.leader(topic, 0))
     leader.kill()
     try:
-        assert not spark_driver.done(ticket), "the write ended before the leader was killed"
-        assert spark_driver.result(ticket, timeout=420) == n
+        assert not job3.driver.done(ticket), "the write ended before the leader was killed"
+        assert job3.driver.result(ticket, timeout=420) == n
         got = _consume_values(kafka3, topic, n)
     finally:
         leader.restart()
@@ -284,26 +296,13 @@ def test_leader_killed_mid_write_exactly_once(spark_driver, kafka3):
 
 
 @pytest.mark.slow
-def test_batch_and_stream_writes_from_two_executors_read_back(spark_driver, kafka3, tmp_path):
-    topic = _topic(kafka3)
+def test_batch_and_stream_writes_from_two_executors_read_back(job3):
     n = 20000
-    assert (
-        spark_driver.call(
-            "batch_write", bootstrap=kafka3.bootstrap_servers, topic=topic, n=n, tasks=4
-        )
-        == n
-    )
-    got = _consume_values(kafka3, topic, n)
+    assert job3.call("batch_write", n=n, tasks=4) == n
+    got = _consume_values(job3.cluster, job3.topic, n)
     assert sorted(got, key=int) == [str(i) for i in range(n)]
-    out_topic = _topic(kafka3)
-    batches = spark_driver.call(
-        "stream_to_kafka",
-        bootstrap=kafka3.bootstrap_servers,
-        topic=topic,
-        out_topic=out_topic,
-        checkpoint=str(tmp_path / "checkpoint"),
-        maxOffsetsPerTrigger=5000,
-        minPartitions=4,
-    )
+    batches = job3.call("stream_to_kafka", maxOffsetsPerTrigger=5000, minPartitions=4)
     assert batches == [5000] * 4
-    assert sorted(_consume_values(kafka3, out_topic, n), key=int) == [str(i) for i in range(n)]
+    assert sorted(_consume_values(job3.cluster, job3.out_topic, n), key=int) == [
+        str(i) for i in range(n)
+    ]
