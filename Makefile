@@ -171,15 +171,13 @@ integration: system $(STAMP_EXT) jars schema-registry
 #   tests/test_buffer_timeout_manager.py, test_kafka_batch_executor.py,
 #   test_producer_batch_processor.py               the private thread-pool batching inside
 #                                                  confluent's AIOProducer, which ours does without
-#   tests/schema_registry/{_sync,_async}/test_bearer_field_provider.py
-#                                                  for now: confluent's private OAuth client
-#                                                  classes (_OAuthClient, its token_object, ...),
-#                                                  which ours are not shaped as yet
-#   5 tests of tests/schema_registry/_async/ (CONFORMANCE_DESELECTED)
-#                                                  for now: they mock the httpx.AsyncClient and the
-#                                                  coroutine methods of confluent's asyncio REST
-#                                                  client; ours runs the blocking client in the
-#                                                  loop's executor, so those mocks are never called
+#   1 test of tests/schema_registry/_async/ (CONFORMANCE_DESELECTED)
+#                                                  it replaces get_schema/lookup_schema on an
+#                                                  AsyncSchemaRegistryClient and expects the
+#                                                  asyncio serializer to call them; ours runs the
+#                                                  blocking serde over the blocking client inside
+#                                                  (its requests still go through the asyncio
+#                                                  client's transport), so that patch is not seen
 # The test-only packages those tests import are installed first (CONFORMANCE_DEPS; hvac for the
 # HashiCorp Vault driver's tests). The run hides httpx2 (tests/conformance/conformance_plugin.py):
 # the tests mock httpx with respx, and confluent-kafka's transport, as ours, takes httpx2 when it
@@ -188,14 +186,8 @@ integration: system $(STAMP_EXT) jars schema-registry
 CONFORMANCE_DEPS := respx==0.23.1 pyflakes==4.1.0 hvac==2.4.0
 CONFORMANCE_PATHS ?= tests/test_*.py tests/schema_registry tests/avro
 CONFORMANCE_LEFT_OUT := tests/test_unasync.py tests/test_buffer_timeout_manager.py \
-  tests/test_kafka_batch_executor.py tests/test_producer_batch_processor.py \
-  tests/schema_registry/_sync/test_bearer_field_provider.py \
-  tests/schema_registry/_async/test_bearer_field_provider.py
+  tests/test_kafka_batch_executor.py tests/test_producer_batch_processor.py
 CONFORMANCE_DESELECTED := \
-  tests/schema_registry/_async/test_api_client.py::test_send_request_retries_on_network_error \
-  tests/schema_registry/_async/test_api_client.py::test_send_request_exhausts_retries_on_network_error \
-  tests/schema_registry/_async/test_avro.py::test_avro_serializer_config_use_schema_id_avoids_lookup_schema \
-  tests/schema_registry/_async/test_config.py::test_config_url_no_double_slash \
   tests/schema_registry/_async/test_proto_serdes.py::test_proto_use_schema_id_avoids_redundant_lookup_schema
 .PHONY: conformance
 conformance: $(STAMP_EXT)

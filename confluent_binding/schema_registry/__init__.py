@@ -79,5 +79,8 @@ __all__ = [
 ]
 
 # loaded with the package, as confluent-kafka's; the mock client serves
-# SchemaRegistryClient.new_client's mock:// URLs once loaded
+# SchemaRegistryClient.new_client's mock:// URLs once loaded; the OAuth token clients' drivers
+# (the REST clients build them by credentials source) are defined in _async and _sync
 from . import common, mock_schema_registry_client  # noqa: E402, F401
+from ._async import schema_registry_client as _async_client  # noqa: E402, F401
+from ._sync import schema_registry_client as _sync_client  # noqa: E402, F401

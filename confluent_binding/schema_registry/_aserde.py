@@ -9,7 +9,6 @@ executor, so the loop never waits on the registry.
 """
 
 import asyncio
-import contextvars
 import functools
 import inspect
 import logging
@@ -17,7 +16,7 @@ from typing import Optional
 
 from .._serdes import maybe_await
 from ..serialization import Deserializer, Serializer
-from ._rest import WouldBlock, cached_only, may_block, run_blocking
+from ._rest import WouldBlock, cached_only, executor_context, may_block, run_blocking
 from ._rule_runner import WRITE_BACKS, write_back
 from ._serde import AssociatedNameStrategy, _SerdeBuilder, serde_build_steps
 
@@ -220,7 +219,7 @@ class AsyncBaseSerde:
                 return result
             finally:
                 WRITE_BACKS.reset(token)
-            context = contextvars.copy_context()
+            context = executor_context()
             return await asyncio.get_running_loop().run_in_executor(
                 None, functools.partial(context.run, self._serde, data, ctx))
         finally:

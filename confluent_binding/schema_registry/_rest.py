@@ -13,27 +13,33 @@ Retries: a retriable status (408, 429, 500, 502, 503, 504) or no answer at all i
 ``max.retries`` times per URL after a "full jitter" exponential backoff (``retries.wait.ms``
 doubled per retry, capped by ``retries.max.wait.ms``), as confluent-kafka's; an answer with a
 ``Retry-After`` header (seconds or an HTTP date) is retried after that long instead, capped by
-``retries.max.wait.ms`` as well.
+``retries.max.wait.ms`` as well (the policy is in :mod:`._retry`).
+
+Two clients share the configuration and that policy: :class:`RestClient`, blocking, and
+:class:`_AsyncRestClient`, whose requests an ``httpx.AsyncClient`` with the same settings sends on
+the event loop.  The policy of a call is written once, as the steps of a generator
+(``_BaseRestClient._call_steps``: build the headers, send, wait, give the result); each client
+is a small driver of those steps, the one blocking, the other awaiting.  OAuth token clients are
+built the same way (:mod:`._oauth`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextvars
-import email.utils
 import functools
 import json
 import os
-import random
 import ssl
 import threading
 import time
-import types
 import urllib.parse
-from typing import Any, Callable, Dict, List, Optional, Tuple, Type
+from typing import Any, Callable, Dict, Generator, List, Optional, Tuple, Type
 
-from .error import OAuthTokenError, SchemaRegistryConnectionError, SchemaRegistryError
+from . import _oauth
+from ._oauth import normalize_identity_pool
+from ._retry import full_jitter, is_retriable, is_success, retry_after_ms, retry_wait_ms
+from .error import SchemaRegistryConnectionError, SchemaRegistryError
 
 __all__ = ["RestClient", "VALID_AUTH_PROVIDERS", "full_jitter", "is_retriable", "is_success",
            "normalize_identity_pool", "retry_after_ms", "urlencode"]
@@ -46,8 +52,6 @@ _ACCEPT = (
     "application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json, application/json"
 )
 _CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
-_BEARER_SOURCES = ("OAUTHBEARER", "OAUTHBEARER_AZURE_IMDS", "STATIC_TOKEN", "CUSTOM")
-_AZURE_IMDS_ENDPOINT = "http://169.254.169.254/metadata/identity/oauth2/token"
 
 _httpx_module: Any = None
 
@@ -110,57 +114,23 @@ async def run_blocking(func: Callable[..., Any], *args: Any, **kwargs: Any) -> A
             return func(*args, **kwargs)
     except WouldBlock:
         pass
-    context = contextvars.copy_context()
+    context = executor_context()
     return await asyncio.get_running_loop().run_in_executor(
         None, functools.partial(context.run, func, *args, **kwargs)
     )
 
 
-def is_success(status_code: int) -> bool:
-    return 200 <= status_code <= 299
+def executor_context() -> contextvars.Context:
+    """A copy of the running coroutine's context for a blocking call in an executor thread,
+    knowing the event loop it came from (the asyncio client's requests are awaited there)."""
+    context = contextvars.copy_context()
+    context.run(_event_loop.set, asyncio.get_running_loop())
+    return context
 
 
-def is_retriable(status_code: int) -> bool:
-    return status_code in (408, 429, 500, 502, 503, 504)
-
-
-def full_jitter(base_delay_ms: int, max_delay_ms: int, retries_attempted: int) -> float:
-    """Milliseconds to wait before retry ``retries_attempted`` + 1 ("full jitter" backoff)."""
-    return random.random() * min(base_delay_ms * (2.0**retries_attempted), max_delay_ms)
-
-
-def retry_after_ms(value: Optional[str], now: Optional[float] = None) -> Optional[float]:
-    """Milliseconds a ``Retry-After`` header value asks to wait: delay-seconds or an HTTP date
-    (a date in the past: 0); None for no value or one that is neither."""
-    if value is None:
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        pass
-    else:
-        return seconds * 1000.0 if seconds >= 0 and seconds == seconds else None
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    if when.tzinfo is None:
-        return None  # an HTTP date is always in GMT; without a zone it is not one
-    return max(0.0, (when.timestamp() - (time.time() if now is None else now)) * 1000.0)
-
-
-def _retry_wait_ms(
-    retry_after: Optional[str], base_ms: int, max_ms: int, retries_attempted: int
-) -> float:
-    """How long to wait before the next try: what ``Retry-After`` asks for, else the full-jitter
-    backoff; never more than ``max_ms``."""
-    asked = retry_after_ms(retry_after)
-    if asked is not None:
-        return min(asked, float(max_ms))
-    return full_jitter(base_ms, max_ms, retries_attempted)
+#: the event loop a blocking call made by :func:`run_blocking` was made for (in its thread)
+_event_loop: contextvars.ContextVar[Optional[asyncio.AbstractEventLoop]] = (
+    contextvars.ContextVar("schema_registry_event_loop", default=None))
 
 
 def urlencode(value: str) -> str:
@@ -195,213 +165,8 @@ def _number(conf: dict, key: str, default: Any, convert: Callable[[Any], Any] = 
     return convert(value)
 
 
-def _str_conf(conf: dict, key: str) -> str:
-    value = conf.pop(key)
-    if not isinstance(value, str):
-        raise TypeError("%s must be a str, not %s" % (key, type(value)))
-    return value
-
-
 #: the values of ``basic.auth.credentials.source``
 VALID_AUTH_PROVIDERS = ["URL", "USER_INFO"]
-
-
-def normalize_identity_pool(raw: Any) -> Optional[str]:
-    """``bearer.auth.identity.pool.id`` as the header carries it: a str as it is, a list of
-    str joined with commas, None for none (TypeError for anything else)."""
-    if raw is None or isinstance(raw, str):
-        return raw
-    if isinstance(raw, list):
-        if not all(isinstance(item, str) for item in raw):
-            raise TypeError("All items in identity pool list must be strings")
-        return ",".join(raw)
-    raise TypeError("identity pool id must be a str or list, not " + str(type(raw)))
-
-
-class _BearerFields:
-    """Produces the bearer token headers: a static token, a user function, or OAuth tokens
-    fetched (and refreshed at 80% of their lifetime) from an issuer endpoint."""
-
-    def __init__(self, source: str, conf: dict, retries: Tuple[int, int, int]):
-        self.source = source
-        self._retries = retries
-        self._token: Optional[str] = None
-        self._expires_at = 0.0
-        self._lock = threading.Lock()
-        #: the registry client's transport, set by RestClient (token requests go through it)
-        self.transport: Any = None
-        if source == "CUSTOM":
-            missing = [
-                k
-                for k in (
-                    "bearer.auth.custom.provider.function",
-                    "bearer.auth.custom.provider.config",
-                )
-                if k not in conf
-            ]
-            if missing:
-                raise ValueError(
-                    "Missing required custom OAuth configuration properties: {}".format(
-                        ", ".join(missing)
-                    )
-                )
-            self._function = conf.pop("bearer.auth.custom.provider.function")
-            if not callable(self._function):
-                raise TypeError(
-                    "bearer.auth.custom.provider.function must be a callable, not "
-                    + str(type(self._function))
-                )
-            self._function_config = conf.pop("bearer.auth.custom.provider.config")
-            if not isinstance(self._function_config, dict):
-                raise TypeError(
-                    "bearer.auth.custom.provider.config must be a dict, not "
-                    + str(type(self._function_config))
-                )
-            return
-        if "bearer.auth.logical.cluster" not in conf:
-            raise ValueError(
-                "Missing required bearer configuration properties: bearer.auth.logical.cluster"
-            )
-        self.logical_cluster = conf.pop("bearer.auth.logical.cluster")
-        if not isinstance(self.logical_cluster, str):
-            raise TypeError("logical cluster must be a str, not " + str(type(self.logical_cluster)))
-        self.identity_pool = normalize_identity_pool(
-            conf.pop("bearer.auth.identity.pool.id", None))
-        if source == "STATIC_TOKEN":
-            if "bearer.auth.token" not in conf:
-                raise ValueError("Missing bearer.auth.token")
-            self._token = _str_conf(conf, "bearer.auth.token")
-            self._expires_at = float("inf")
-        elif source == "OAUTHBEARER":
-            keys = (
-                "bearer.auth.client.id",
-                "bearer.auth.client.secret",
-                "bearer.auth.scope",
-                "bearer.auth.issuer.endpoint.url",
-            )
-            missing = [k for k in keys if k not in conf]
-            if missing:
-                raise ValueError(
-                    "Missing required OAuth configuration properties: {}".format(", ".join(missing))
-                )
-            self._client_id, self._client_secret, self._scope, self._endpoint = (
-                _str_conf(conf, k) for k in keys
-            )
-        else:  # OAUTHBEARER_AZURE_IMDS
-            overridden = "bearer.auth.issuer.endpoint.url" in conf
-            endpoint = conf.pop("bearer.auth.issuer.endpoint.url", _AZURE_IMDS_ENDPOINT)
-            if not isinstance(endpoint, str):
-                raise TypeError(
-                    "bearer.auth.issuer.endpoint.url must be a str, not " + str(type(endpoint))
-                )
-            try:
-                parsed = urllib.parse.urlparse(endpoint)
-            except ValueError as e:
-                raise ValueError("Failed to parse token endpoint URL: {}".format(e)) from e
-            query = conf.pop("bearer.auth.issuer.endpoint.query", None)
-            if query:
-                if not isinstance(query, str):
-                    raise TypeError(
-                        "bearer.auth.issuer.endpoint.query must be a str, not " + str(type(query))
-                    )
-                endpoint = urllib.parse.urlunparse(parsed._replace(query=query, fragment=""))
-            elif not overridden:
-                raise ValueError(
-                    "bearer.auth.issuer.endpoint.query must be provided "
-                    "when bearer.auth.issuer.endpoint.url isn't overridden"
-                )
-            self._endpoint = endpoint
-
-    # what confluent-kafka's field providers show, under its names
-    @property
-    def custom_function(self) -> Any:
-        return self._function
-
-    @property
-    def custom_config(self) -> Any:
-        return self._function_config
-
-    @property
-    def token_endpoint(self) -> Optional[str]:
-        return getattr(self, "_endpoint", None)
-
-    @property
-    def client(self) -> Any:
-        """The OAuth client's settings (``client_id``, ``client_secret``, ``scope``)."""
-        return types.SimpleNamespace(client_id=self._client_id,
-                                     client_secret=self._client_secret, scope=self._scope)
-
-    def get_bearer_fields(self) -> Dict[str, str]:
-        return self.fields()
-
-    def fields(self) -> Dict[str, str]:
-        if self.source == "CUSTOM":
-            return self._function(self._function_config)
-        with self._lock:
-            if self._token is None or time.time() >= self._expires_at:
-                self._refresh()
-            fields = {
-                "bearer.auth.token": self._token,
-                "bearer.auth.logical.cluster": self.logical_cluster,
-            }
-        if self.identity_pool is not None:
-            fields["bearer.auth.identity.pool.id"] = self.identity_pool
-        return fields
-
-    def _refresh(self) -> None:
-        max_retries, wait_ms, max_wait_ms = self._retries
-        for attempt in range(max_retries + 1):
-            retry_after = None
-            try:
-                token = self._fetch()
-                lifetime = float(token.get("expires_in", 3600))
-                access_token = token["access_token"]
-            except Exception as e:
-                if attempt >= max_retries:
-                    raise OAuthTokenError(
-                        "Failed to retrieve token after {} attempts due to error: {}".format(
-                            max_retries, e
-                        )
-                    ) from e
-                if isinstance(e, _TokenAnswer):
-                    retry_after = e.retry_after
-                time.sleep(_retry_wait_ms(retry_after, wait_ms, max_wait_ms, attempt) / 1000)
-                continue
-            self._token = access_token
-            self._expires_at = time.time() + 0.8 * lifetime
-            return
-
-    def _fetch(self) -> Dict[str, Any]:
-        """One token request, through the client's transport (its TLS settings and proxy)."""
-        if self.source == "OAUTHBEARER":
-            body: Optional[bytes] = urllib.parse.urlencode(
-                {"grant_type": "client_credentials", "scope": self._scope}
-            ).encode()
-            creds = base64.b64encode(
-                ("%s:%s" % (self._client_id, self._client_secret)).encode()
-            ).decode()
-            method = "POST"
-            headers = {
-                "Authorization": "Basic " + creds,
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Accept": "application/json",
-            }
-        else:
-            method, body, headers = "GET", None, {"Metadata": "true"}
-        response = self.transport.request(method, self._endpoint, headers, body,
-                                          client_auth=False)
-        if not is_success(response.status_code):
-            raise _TokenAnswer(response)
-        return json.loads(response.content)
-
-
-class _TokenAnswer(Exception):
-    """The token endpoint answered with an error status."""
-
-    def __init__(self, response: Any) -> None:
-        self.retry_after: Optional[str] = response.headers.get("Retry-After")
-        text = response.content[:500].decode("utf-8", "replace")
-        super().__init__("token endpoint answered HTTP %d: %s" % (response.status_code, text))
 
 
 class _Transport:
@@ -419,17 +184,15 @@ class _Transport:
         self._client: Any = None
         self._open()  # a bad ``proxy`` fails here, when the client is made
 
+    def _options(self) -> Dict[str, Any]:
+        """The httpx client's settings (the same for the asyncio transport)."""
+        return dict(verify=self._verify, auth=self._auth, proxy=self._proxy,
+                    timeout=self._timeout, trust_env=True, follow_redirects=False)
+
     def _open(self) -> Any:
         with self._lock:
             if self._client is None:
-                self._client = _httpx().Client(
-                    verify=self._verify,
-                    auth=self._auth,
-                    proxy=self._proxy,
-                    timeout=self._timeout,
-                    trust_env=True,
-                    follow_redirects=False,
-                )
+                self._client = _httpx().Client(**self._options())
             return self._client
 
     def request(
@@ -455,6 +218,48 @@ class _Transport:
             client, self._client = self._client, None
         if client is not None:
             client.close()
+
+
+class _AsyncTransport(_Transport):
+    """:class:`_Transport` for the asyncio client: an ``httpx.AsyncClient`` with the same
+    settings, used on the event loop.  ``aclose()`` closes its connections; the next request
+    opens new ones.  The connections belong to the loop they were made on: once it is closed,
+    a request from another loop (a client kept across ``asyncio.run`` calls) opens new ones."""
+
+    _loop: Optional[asyncio.AbstractEventLoop] = None
+
+    def _open(self) -> Any:
+        try:
+            loop: Optional[asyncio.AbstractEventLoop] = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        with self._lock:
+            if (self._client is not None and loop is not None and self._loop is not None
+                    and self._loop is not loop and self._loop.is_closed()):
+                self._client = None  # (nothing to close it on: its loop is gone)
+            if self._client is None:
+                self._client = _httpx().AsyncClient(**self._options())
+                self._loop = loop
+            elif self._loop is None:
+                self._loop = loop
+            return self._client
+
+    async def request(
+        self, method: str, url: str, headers: Dict[str, str], content: Optional[bytes],
+        client_auth: bool = True,
+    ) -> Any:
+        extra = {} if client_auth else {"auth": None}
+        return await self._open().request(method, url=url, headers=headers, content=content,
+                                          **extra)
+
+    def close(self) -> None:
+        raise TypeError("the asyncio transport is closed with: await aclose()")
+
+    async def aclose(self) -> None:
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
 
 
 def _default_context() -> ssl.SSLContext:
@@ -489,8 +294,13 @@ class _Target:
         self._transport.close()
 
 
-class RestClient:
-    """Parses a confluent-style config dict and sends requests to the registry."""
+class _BaseRestClient:
+    """What the blocking and the asyncio REST clients share: the configuration (a
+    confluent-style dict, parsed and checked), the request headers and the request policy
+    (:meth:`_call_steps`)."""
+
+    #: whether the client's transport and token clients are asyncio ones
+    _asynchronous = False
 
     def __init__(self, conf: dict):
         conf = dict(conf)
@@ -526,24 +336,31 @@ class RestClient:
         self.retries_max_wait_ms = _number(conf, "retries.max.wait.ms", 20000)
 
         source = conf.pop("bearer.auth.credentials.source", None)
-        self.bearer: Optional[_BearerFields] = None
+        bearer_settings: Optional[Dict[str, Any]] = None
         if source is not None:
-            if source not in _BEARER_SOURCES:
+            if source not in _oauth.BEARER_SOURCES:
                 raise ValueError("Unrecognized bearer.auth.credentials.source")
-            retries = (self.max_retries, self.retries_wait_ms, self.retries_max_wait_ms)
-            self.bearer = _BearerFields(source, conf, retries)
+            bearer_settings = _oauth.parse_bearer_conf(source, conf)
 
         if conf:
             raise ValueError("Unrecognized properties: {}".format(", ".join(conf.keys())))
 
         effective_timeout = DEFAULT_TIMEOUT if timeout is None else float(timeout)
         self._urls = [_strip_userinfo(u) for u in base_urls]
-        self._transport = _Transport(self.ssl_context, self.proxy, effective_timeout, self.auth)
-        if self.bearer is not None:
-            self.bearer.transport = self._transport
+        self._transport = self._new_transport(effective_timeout)
+        #: where the bearer token and its fields come from (None without a credentials source);
+        #: token requests go through this client's transport
+        self.bearer: Any = None
+        if source is not None:
+            retries = (self.max_retries, self.retries_wait_ms, self.retries_max_wait_ms)
+            self.bearer = _oauth.build_field_provider(
+                self._asynchronous, source, bearer_settings or {}, retries, self._transport)
         from .. import __version__  # the package version, for the client-version header
 
         self._client_version = "python/%s" % __version__
+
+    def _new_transport(self, timeout: float) -> _Transport:
+        return _Transport(self.ssl_context, self.proxy, timeout, self.auth)
 
     @staticmethod
     def _ssl_context(conf: dict) -> ssl.SSLContext:
@@ -609,27 +426,20 @@ class RestClient:
                 )
         return (userinfo[0], userinfo[1]) if userinfo != ("", "") else None
 
-    def _headers(self, body: Optional[bytes]) -> Dict[str, str]:
+    def _base_headers(self, body: Optional[bytes]) -> Dict[str, str]:
         headers = {"Accept": _ACCEPT, "Confluent-Client-Version": self._client_version}
         if body is not None:
             headers["Content-Type"] = _CONTENT_TYPE
             headers["Confluent-Accept-Unknown-Properties"] = "true"
-        if self.bearer is not None:
-            self.handle_bearer_auth(headers)
         return headers
 
     @property
-    def bearer_field_provider(self) -> Optional[_BearerFields]:
+    def bearer_field_provider(self) -> Any:
         """Where the bearer token and the fields sent with it come from (None without
         ``bearer.auth.credentials.source``); confluent-kafka's name."""
         return self.bearer
 
-    def handle_bearer_auth(self, headers: Dict[str, str]) -> None:
-        """Add the bearer token and the logical cluster (and the identity pool, if any) to
-        ``headers``; ValueError when the provider gives no token or cluster."""
-        if self.bearer is None:
-            raise ValueError("Bearer field provider is not set")
-        fields = self.bearer.fields()
+    def _set_bearer_fields(self, headers: Dict[str, str], fields: Dict[str, str]) -> None:
         missing = [
             f for f in ("bearer.auth.token", "bearer.auth.logical.cluster") if f not in fields
         ]
@@ -649,6 +459,97 @@ class RestClient:
         """The httpx client the requests go through (confluent-kafka's name): its ``auth`` is
         the basic credentials, if any."""
         return self._transport._open()
+
+    def _call_steps(
+        self, path: str, method: str, body: Optional[dict], query: Optional[dict]
+    ) -> Generator[Tuple[Any, ...], Any, Any]:
+        """The request policy of one call, as the steps a driver (blocking or asyncio) takes:
+        it yields ``("headers", data)`` (send back the request headers),
+        ``("send", method, url, headers, data)`` (send back the answer, or throw in httpx's
+        ``TransportError`` when there is none) and ``("wait", seconds)``, and returns the
+        call's result.
+
+        Each URL in turn until one answers without a retriable error; at each, retriable
+        answers and no answer are retried.  The result is the decoded JSON (``None`` for an
+        empty answer); an error answer raises :class:`SchemaRegistryError` with the registry's
+        code; no answer from any URL raises :class:`SchemaRegistryConnectionError`."""
+        data = None if body is None else json.dumps(body).encode("utf-8")
+        headers = yield ("headers", data)
+        qs = _query_string(query)
+        path = path.lstrip("/") + ("?" + qs if qs else "")
+        no_answer = _httpx().TransportError
+        status, content = 0, b""
+        for i, base in enumerate(self._urls):
+            last = i == len(self._urls) - 1
+            try:
+                status, content = yield from self._url_steps(
+                    "%s/%s" % (base, path), method, data, headers, no_answer)
+            except no_answer as e:
+                if last:
+                    raise _connection_error(
+                        "Schema Registry unreachable at %s: %s"
+                        % (", ".join(self._urls), _describe(e)), e
+                    ) from e
+                continue
+            if is_success(status):
+                if status == 204 or not content:
+                    return None
+                return json.loads(content)
+            if not is_retriable(status) or last:
+                break
+        try:
+            err = json.loads(content)
+            raise SchemaRegistryError(status, err.get("error_code"), err.get("message"))
+        except (ValueError, AttributeError):
+            raise SchemaRegistryError(
+                status, -1, "Unknown Schema Registry Error: " + str(content)
+            ) from None
+
+    def _url_steps(
+        self,
+        url: str,
+        method: str,
+        data: Optional[bytes],
+        headers: Dict[str, str],
+        no_answer: Type[BaseException],
+    ) -> Generator[Tuple[Any, ...], Any, Tuple[int, bytes]]:
+        """(status, content) of the last try at one URL: the first answer that is a success or
+        not retriable, else the last one; ``no_answer`` raised when the last try got none."""
+        attempt = 0
+        while True:
+            retry_after = None
+            try:
+                response = yield ("send", method, url, headers, data)
+            except no_answer:
+                if attempt >= self.max_retries:
+                    raise
+            else:
+                status = response.status_code
+                if is_success(status) or not is_retriable(status) or attempt >= self.max_retries:
+                    return status, response.content
+                retry_after = response.headers.get("Retry-After")
+            wait_ms = retry_wait_ms(
+                retry_after, self.retries_wait_ms, self.retries_max_wait_ms, attempt
+            )
+            yield ("wait", wait_ms / 1000)
+            attempt += 1
+
+
+class RestClient(_BaseRestClient):
+    """Parses a confluent-style config dict and sends requests to the registry, blocking."""
+
+    def _headers(self, body: Optional[bytes]) -> Dict[str, str]:
+        headers = self._base_headers(body)
+        if self.bearer is not None:
+            self.handle_bearer_auth(headers)
+        return headers
+
+    def handle_bearer_auth(self, headers: Dict[str, str]) -> None:
+        """Add the bearer token and the logical cluster (and the identity pool, if any) to
+        ``headers``; ValueError when the provider gives no token or cluster."""
+        if self.bearer is None:
+            raise ValueError("Bearer field provider is not set")
+        self._set_bearer_fields(headers, self.bearer.get_bearer_fields())
 
     def get(self, path: str, query: Optional[dict] = None) -> Any:
         return self.send_request(path, "GET", query=query)
@@ -671,73 +572,160 @@ class RestClient:
         :class:`SchemaRegistryConnectionError`."""
         if not may_block():
             raise WouldBlock()
-        data = None if body is None else json.dumps(body).encode("utf-8")
-        headers = self._headers(data)
-        qs = _query_string(query)
-        path = path.lstrip("/") + ("?" + qs if qs else "")
+        steps = self._call_steps(path, method, body, query)
         no_answer = _httpx().TransportError
-        status, content = 0, b""
-        for i, base in enumerate(self._urls):
-            last = i == len(self._urls) - 1
-            try:
-                status, content = self._send_with_retries(
-                    "%s/%s" % (base, path), method, data, headers, no_answer
-                )
-            except no_answer as e:
-                if last:
-                    raise _connection_error(
-                        "Schema Registry unreachable at %s: %s"
-                        % (", ".join(self._urls), _describe(e)), e
-                    ) from e
-                continue
-            if is_success(status):
-                if status == 204 or not content:
-                    return None
-                return json.loads(content)
-            if not is_retriable(status) or last:
-                break
-        try:
-            err = json.loads(content)
-            raise SchemaRegistryError(status, err.get("error_code"), err.get("message"))
-        except (ValueError, AttributeError):
-            raise SchemaRegistryError(
-                status, -1, "Unknown Schema Registry Error: " + str(content)
-            ) from None
-
-    def _send_with_retries(
-        self,
-        url: str,
-        method: str,
-        data: Optional[bytes],
-        headers: Dict[str, str],
-        no_answer: Type[BaseException],
-    ) -> Tuple[int, bytes]:
-        """(status, content) of the last try at one URL: the first answer that is a success or
-        not retriable, else the last one; ``no_answer`` raised when the last try got none."""
-        attempt = 0
+        # (a bearer token's Authorization header wins over basic credentials)
+        client_auth = self.bearer is None
+        reply: Any = None
+        error: Optional[BaseException] = None
         while True:
-            retry_after = None
             try:
-                # (a bearer token's Authorization header wins over basic credentials)
-                response = self._transport.request(method, url, headers, data,
-                                                   client_auth=self.bearer is None)
-            except no_answer:
-                if attempt >= self.max_retries:
-                    raise
+                step = steps.send(reply) if error is None else steps.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            reply = error = None
+            if step[0] == "send":
+                try:
+                    _, method, url, headers, data = step
+                    reply = self._transport.request(method, url, headers, data,
+                                                    client_auth=client_auth)
+                except no_answer as e:
+                    error = e
+            elif step[0] == "wait":
+                time.sleep(step[1])
             else:
-                status = response.status_code
-                if is_success(status) or not is_retriable(status) or attempt >= self.max_retries:
-                    return status, response.content
-                retry_after = response.headers.get("Retry-After")
-            wait_ms = _retry_wait_ms(
-                retry_after, self.retries_wait_ms, self.retries_max_wait_ms, attempt
-            )
-            time.sleep(wait_ms / 1000)
-            attempt += 1
+                reply = self._headers(step[1])
 
     def close(self) -> None:
         """Close the kept-alive connections (a later request opens new ones)."""
         self._transport.close()
+
+
+class _AsyncRestClient(_BaseRestClient):
+    """The asyncio REST client: the same configuration and request policy as
+    :class:`RestClient`, its requests sent by an ``httpx.AsyncClient`` on the event loop,
+    its waits ``asyncio.sleep``, its OAuth tokens fetched by the asyncio token clients."""
+
+    _asynchronous = True
+
+    def _new_transport(self, timeout: float) -> _Transport:
+        return _AsyncTransport(self.ssl_context, self.proxy, timeout, self.auth)
+
+    async def _headers(self, body: Optional[bytes]) -> Dict[str, str]:
+        headers = self._base_headers(body)
+        if self.bearer is not None:
+            await self.handle_bearer_auth(headers)
+        return headers
+
+    async def handle_bearer_auth(self, headers: Dict[str, str]) -> None:
+        """Add the bearer token and the logical cluster (and the identity pool, if any) to
+        ``headers``; ValueError when the provider gives no token or cluster."""
+        if self.bearer is None:
+            raise ValueError("Bearer field provider is not set")
+        self._set_bearer_fields(headers, await self.bearer.get_bearer_fields())
+
+    async def get(self, path: str, query: Optional[dict] = None) -> Any:
+        return await self.send_request(path, "GET", query=query)
+
+    async def post(self, path: str, body: Optional[dict], query: Optional[dict] = None) -> Any:
+        return await self.send_request(path, "POST", body=body, query=query)
+
+    async def put(self, path: str, body: Optional[dict] = None,
+                  query: Optional[dict] = None) -> Any:
+        return await self.send_request(path, "PUT", body=body, query=query)
+
+    async def delete(self, path: str, query: Optional[dict] = None) -> Any:
+        return await self.send_request(path, "DELETE", query=query)
+
+    async def send_request(
+        self, path: str, method: str, body: Optional[dict] = None, query: Optional[dict] = None
+    ) -> Any:
+        """:meth:`RestClient.send_request`, awaited."""
+        steps = self._call_steps(path, method, body, query)
+        no_answer = _httpx().TransportError
+        client_auth = self.bearer is None
+        reply: Any = None
+        error: Optional[BaseException] = None
+        while True:
+            try:
+                step = steps.send(reply) if error is None else steps.throw(error)
+            except StopIteration as stop:
+                return stop.value
+            reply = error = None
+            if step[0] == "send":
+                try:
+                    _, method, url, headers, data = step
+                    reply = await self._transport.request(method, url, headers, data,
+                                                          client_auth=client_auth)
+                except no_answer as e:
+                    error = e
+            elif step[0] == "wait":
+                await asyncio.sleep(step[1])
+            else:
+                reply = await self._headers(step[1])
+
+    async def aclose(self) -> None:
+        """Close the kept-alive connections (a later request opens new ones)."""
+        await self._transport.aclose()  # type: ignore[attr-defined]
+
+    def blocking(self) -> "_OnLoop":
+        """This client's blocking face, for the blocking client inside the asyncio one."""
+        return _OnLoop(self)
+
+
+class _OnLoop:
+    """A blocking face over an :class:`_AsyncRestClient`, for the blocking
+    ``SchemaRegistryClient`` inside an ``AsyncSchemaRegistryClient``: that client runs in the
+    executor thread :func:`run_blocking` hands it to, and each request is awaited on the event
+    loop it came from (so every request of the asyncio client goes through its asyncio
+    transport, and what replaces the asyncio client's ``get`` sees the calls).  Everything else
+    (the settings) is the asyncio client's."""
+
+    def __init__(self, rest: _AsyncRestClient):
+        self._rest = rest
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rest, name)
+
+    def _await(self, method: str, *args: Any) -> Any:
+        if not may_block():
+            raise WouldBlock()
+        loop = _event_loop.get()
+        if loop is None or loop.is_closed():
+            raise RuntimeError(
+                "the asyncio Schema Registry client's requests are made from its coroutines")
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            raise RuntimeError("a blocking request on the event loop's own thread")
+        coroutine = getattr(self._rest, method)(*args)
+        return asyncio.run_coroutine_threadsafe(_awaited(coroutine), loop).result()
+
+    def get(self, path: str, query: Optional[dict] = None) -> Any:
+        return self._await("get", path, query)
+
+    def post(self, path: str, body: Optional[dict], query: Optional[dict] = None) -> Any:
+        return self._await("post", path, body, query)
+
+    def put(self, path: str, body: Optional[dict] = None, query: Optional[dict] = None) -> Any:
+        return self._await("put", path, body, query)
+
+    def delete(self, path: str, query: Optional[dict] = None) -> Any:
+        return self._await("delete", path, query)
+
+    def send_request(
+        self, path: str, method: str, body: Optional[dict] = None, query: Optional[dict] = None
+    ) -> Any:
+        return self._await("send_request", path, method, body, query)
+
+    def close(self) -> None:
+        """Nothing: the asyncio client's connections are closed by its ``aclose()``."""
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
 
 
 _CONNECTION_ERRORS: Dict[type, type] = {}

@@ -28,6 +28,7 @@ from typing import (
 from ._rest import (
     VALID_AUTH_PROVIDERS,
     RestClient,
+    _AsyncRestClient,
     full_jitter,
     is_retriable,
     is_success,
@@ -296,8 +297,18 @@ class SchemaRegistryClient:
     """
 
     def __init__(self, conf: dict):
+        self._setup(conf, RestClient(conf))
+
+    @classmethod
+    def _with_rest_client(cls, conf: dict, rest_client: Any) -> "SchemaRegistryClient":
+        """A client whose requests go through ``rest_client`` (a configured REST client)."""
+        self = cls.__new__(cls)
+        self._setup(conf, rest_client)
+        return self
+
+    def _setup(self, conf: dict, rest_client: Any) -> None:
         self._conf = conf
-        self._rest_client = RestClient(conf)
+        self._rest_client = rest_client
         self._cache = _SchemaCache()
         self._latest_lock = threading.Lock()
         capacity = self._rest_client.cache_capacity
@@ -770,13 +781,19 @@ _ASYNC_METHODS = [
 class AsyncSchemaRegistryClient:
     """:class:`SchemaRegistryClient`'s methods as coroutines, for asyncio applications.
 
-    A call answered from the caches returns at once, on the loop; one that needs a request runs
-    the blocking client in the event loop's default executor, so the loop keeps running while
-    the request is under way. The caches are shared by all calls.
+    A call answered from the caches returns at once, on the loop.  One that needs the registry
+    runs :class:`SchemaRegistryClient`'s logic (one description of what each method asks and
+    caches) in the event loop's default executor, and its requests are sent on the loop by the
+    asyncio REST client (``httpx.AsyncClient``; the same configuration, retries, proxies, TLS
+    settings and OAuth token fetches as the blocking client's).  The caches are shared by all
+    calls.
     """
 
+    _async_rest: Optional[_AsyncRestClient] = None
+
     def __init__(self, conf: dict):
-        self._client = SchemaRegistryClient(conf)
+        self._async_rest = _AsyncRestClient(conf)
+        self._client = SchemaRegistryClient._with_rest_client(conf, self._async_rest.blocking())
 
     @classmethod
     def _over(cls, client: SchemaRegistryClient) -> "AsyncSchemaRegistryClient":
@@ -786,8 +803,10 @@ class AsyncSchemaRegistryClient:
 
     @property
     def _rest_client(self) -> Any:
-        # the blocking client's REST client (its settings, its httpx ``session``), under
-        # confluent-kafka's name
+        # the asyncio REST client (its settings, its httpx ``session``), under confluent-kafka's
+        # name; over a blocking client (``_over``), that client's
+        if self._async_rest is not None:
+            return self._async_rest
         return self._client._rest_client
 
     async def __aenter__(self) -> "AsyncSchemaRegistryClient":
@@ -799,6 +818,8 @@ class AsyncSchemaRegistryClient:
     async def aclose(self) -> None:
         """Close the kept-alive connections."""
         self._client.close()
+        if self._async_rest is not None:
+            await self._async_rest.aclose()
 
     def config(self) -> dict:
         return self._client.config()

@@ -11,7 +11,7 @@ import pytest
 from confluent_kafka.schema_registry.common import schema_registry_client as their_common
 
 import confluent_binding.schema_registry as ours
-from confluent_binding.schema_registry import _rest
+from confluent_binding.schema_registry import _rest, _retry
 
 NOW = 1_700_000_000
 
@@ -35,9 +35,9 @@ def test_retry_after_values(value, expected):
 
 
 def test_retry_after_is_capped_by_the_maximum_wait():
-    assert _rest._retry_wait_ms("30", 10, 300, 0) == 300.0
-    assert _rest._retry_wait_ms("0.1", 10, 300, 5) == 100.0
-    assert _rest._retry_wait_ms("inf", 10, 300, 0) == 300.0
+    assert _retry.retry_wait_ms("30", 10, 300, 0) == 300.0
+    assert _retry.retry_wait_ms("0.1", 10, 300, 5) == 100.0
+    assert _retry.retry_wait_ms("inf", 10, 300, 0) == 300.0
 
 
 @pytest.mark.parametrize("attempt", range(7))
@@ -45,8 +45,8 @@ def test_retry_after_is_capped_by_the_maximum_wait():
 def test_without_retry_after_the_backoff_is_confluents(monkeypatch, attempt, draw):
     monkeypatch.setattr("random.random", lambda: draw)
     expected = their_common.full_jitter(1000, 20000, attempt)
-    assert _rest._retry_wait_ms(None, 1000, 20000, attempt) == expected
-    assert _rest._retry_wait_ms("never", 1000, 20000, attempt) == expected
+    assert _retry.retry_wait_ms(None, 1000, 20000, attempt) == expected
+    assert _retry.retry_wait_ms("never", 1000, 20000, attempt) == expected
     assert expected == draw * min(1000 * 2 ** attempt, 20000)
 
 

@@ -5,3 +5,5 @@ from .. import schema_registry_client as _target
 from ._mirroring import _mirror
 
 _mirror(globals(), _target)
+
+from .._oauth import _AsyncStaticFieldProvider, _StaticFieldProvider  # noqa: E402, F401
