@@ -171,13 +171,6 @@ integration: system $(STAMP_EXT) jars schema-registry
 #   tests/test_buffer_timeout_manager.py, test_kafka_batch_executor.py,
 #   test_producer_batch_processor.py               the private thread-pool batching inside
 #                                                  confluent's AIOProducer, which ours does without
-#   1 test of tests/schema_registry/_async/ (CONFORMANCE_DESELECTED)
-#                                                  it replaces get_schema/lookup_schema on an
-#                                                  AsyncSchemaRegistryClient and expects the
-#                                                  asyncio serializer to call them; ours runs the
-#                                                  blocking serde over the blocking client inside
-#                                                  (its requests still go through the asyncio
-#                                                  client's transport), so that patch is not seen
 # The test-only packages those tests import are installed first (CONFORMANCE_DEPS; hvac for the
 # HashiCorp Vault driver's tests). The run hides httpx2 (tests/conformance/conformance_plugin.py):
 # the tests mock httpx with respx, and confluent-kafka's transport, as ours, takes httpx2 when it
@@ -187,8 +180,6 @@ CONFORMANCE_DEPS := respx==0.23.1 pyflakes==4.1.0 hvac==2.4.0
 CONFORMANCE_PATHS ?= tests/test_*.py tests/schema_registry tests/avro
 CONFORMANCE_LEFT_OUT := tests/test_unasync.py tests/test_buffer_timeout_manager.py \
   tests/test_kafka_batch_executor.py tests/test_producer_batch_processor.py
-CONFORMANCE_DESELECTED := \
-  tests/schema_registry/_async/test_proto_serdes.py::test_proto_use_schema_id_avoids_redundant_lookup_schema
 .PHONY: conformance
 conformance: $(STAMP_EXT)
 	@if [ -z "$(CONFLUENT_KAFKA_SRC)" ] || [ ! -d "$(CONFLUENT_KAFKA_SRC)/tests" ]; then \
@@ -201,7 +192,7 @@ conformance: $(STAMP_EXT)
 	cd "$(CONFLUENT_KAFKA_SRC)" && PYTHONPATH="$(CURDIR)/tests/conformance" "$(CURDIR)/$(PY)" -m pytest \
 	  -p conformance_plugin -p no:cacheprovider -p no:randomly --rootdir=. -q --timeout=300 \
 	  --continue-on-collection-errors -o asyncio_mode=auto -o asyncio_default_fixture_loop_scope=function \
-	  $(addprefix --ignore=,$(CONFORMANCE_LEFT_OUT)) $(addprefix --deselect=,$(CONFORMANCE_DESELECTED)) \
+	  $(addprefix --ignore=,$(CONFORMANCE_LEFT_OUT)) \
 	  $(filter-out $(CONFORMANCE_LEFT_OUT),$(patsubst \
 	    $(CONFLUENT_KAFKA_SRC)/%,%,$(wildcard $(addprefix $(CONFLUENT_KAFKA_SRC)/,$(CONFORMANCE_PATHS))))) \
 	  $(PYTEST_ARGS)
@@ -282,7 +273,7 @@ check-workflows: deps
 	command -v shellcheck >/dev/null || { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null; }
 	GOBIN=$(CURDIR)/build/tools go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 	build/tools/actionlint .github/workflows/*.yml
-	shellcheck -x librdkafka-build/*.sh .ci/run tests/support/release.sh
+	shellcheck -x librdkafka-build/*.sh .ci/run tests/support/release.sh tests/support/musl_python.sh
 	for p in "linux x86_64,aarch64" "macos arm64,x86_64" "windows AMD64"; do set -- $$p; \
 	  $(PY) -m cibuildwheel --print-build-identifiers --platform $$1 --archs $$2 | tr '\n' ' '; echo; done
 

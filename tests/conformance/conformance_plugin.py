@@ -67,6 +67,14 @@ class Conformance:
         self.failed = set()
         self.skipped = set()
 
+    def entry(self, nodeid):
+        """The allow-list entry that covers ``nodeid``: its own, or that of its test function
+        (an entry without a parametrization covers every one), or None."""
+        if nodeid in self.allowed:
+            return nodeid
+        base = nodeid.split("[", 1)[0]
+        return base if base in self.allowed else None
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items):
         self.collected |= {item.nodeid for item in items}
@@ -77,9 +85,10 @@ class Conformance:
         if not report.failed:
             return
         self.collected.add(report.nodeid)
-        if report.nodeid in self.allowed:
+        entry = self.entry(report.nodeid)
+        if entry is not None:
             # a test file that cannot be imported, listed as a whole
-            key, reason = self.allowed[report.nodeid]
+            key, reason = self.allowed[entry]
             report.outcome = "skipped"
             report.longrepr = (report.nodeid, 0, "allowed (%s): %s" % (key, reason))
             self.allowed_failed.add(report.nodeid)
@@ -91,7 +100,7 @@ class Conformance:
         outcome = yield
         excinfo = outcome.excinfo
         if (excinfo is not None and issubclass(excinfo[0], KeyboardInterrupt)
-                and item.nodeid in self.allowed):
+                and self.entry(item.nodeid) is not None):
             # A listed test whose own SIGINT escaped it (not the user's Ctrl-C): a failure of
             # that test, not the end of the run.
             outcome.force_exception(AssertionError("KeyboardInterrupt escaped the test"))
@@ -101,8 +110,9 @@ class Conformance:
         outcome = yield
         report = outcome.get_result()
         nodeid = item.nodeid
-        if report.failed and nodeid in self.allowed:
-            key, reason = self.allowed[nodeid]
+        entry = self.entry(nodeid)
+        if report.failed and entry is not None:
+            key, reason = self.allowed[entry]
             report.outcome = "skipped"
             report.wasxfail = "allowed (%s): %s" % (key, reason)
             self.allowed_failed.add(nodeid)
@@ -120,12 +130,20 @@ class Conformance:
         tr = terminalreporter
         passed = self.passed - self.failed - self.allowed_failed
         files = {n.split("::")[0] for n in self.collected}
-        # (an entry of a file this run did not select is not stale)
-        stale = sorted(n for n in self.allowed
-                       if n in passed or (n not in self.collected and n.split("::")[0] in files))
+        # An entry is stale when no test it covers failed: they passed, or none was collected
+        # (an entry of a file this run did not select is not stale).
+        used = {self.entry(n) for n in self.allowed_failed}
+        covered = {}
+        for n in self.collected:
+            if self.entry(n) is not None:
+                covered.setdefault(self.entry(n), []).append(n)
+        stale = sorted(n for n in self.allowed if n not in used
+                       and (any(c in passed for c in covered.get(n, ()))
+                            or (n not in covered and n.split("::")[0] in files)))
         tr.section("conformance to confluent-kafka's own tests")
         for nodeid in stale:
-            why = "passes" if nodeid in passed else "was not collected"
+            why = ("passes" if any(c in passed for c in covered.get(nodeid, ()))
+                   else "was not collected")
             tr.write_line("stale allow-list entry (%s): %s" % (why, nodeid))
         for nodeid in sorted(self.failed):
             tr.write_line("unexpected failure: %s" % nodeid)
