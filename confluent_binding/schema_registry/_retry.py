@@ -13,10 +13,13 @@ __all__ = ["full_jitter", "is_retriable", "is_success", "retry_after_ms", "retry
 
 
 def is_success(status_code: int) -> bool:
+    """True for a 2xx HTTP status: the registry answered the request."""
     return 200 <= status_code <= 299
 
 
 def is_retriable(status_code: int) -> bool:
+    """True for the statuses a request is retried on, as confluent-kafka's client does: 408,
+    429 and 500, 502, 503, 504 (with backoff, or after ``Retry-After``)."""
     return status_code in (408, 429, 500, 502, 503, 504)
 
 

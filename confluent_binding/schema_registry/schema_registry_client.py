@@ -332,6 +332,7 @@ class SchemaRegistryClient:
             self._rest_client.close()
 
     def config(self) -> dict:
+        """The configuration dict the client was created with (as confluent-kafka's)."""
         return self._conf
 
     # -- schemas --------------------------------------------------------------------------------
@@ -822,15 +823,18 @@ class AsyncSchemaRegistryClient:
             await self._async_rest.aclose()
 
     def config(self) -> dict:
+        """The configuration dict the client was created with (as confluent-kafka's)."""
         return self._client.config()
 
     async def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         return await run_blocking(getattr(self._client, name), *args, **kwargs)
 
     async def clear_latest_caches(self) -> None:
+        """Forget the cached latest versions (the next lookup asks the registry)."""
         self._client.clear_latest_caches()
 
     async def clear_caches(self) -> None:
+        """Forget everything cached: schemas, ids, versions and latest versions."""
         self._client.clear_caches()
 
     @staticmethod

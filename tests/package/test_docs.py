@@ -61,15 +61,6 @@ def test_api_pages_show_the_docstrings(site):
     assert " ".join(offset_doc.split()[2:8]) in " ".join(html.unescape(page).split())
 
 
-# Modules whose docstrings are still being written: each may have names without one. Remove a
-# module from the list once it has none (test_the_allow_list_is_not_stale says when).
-STILL_UNDOCUMENTED = {
-    "confluent_binding.schema_registry.schema_registry_client",
-}
-# Single names without a docstring yet, as "module: Name.member".
-STILL_UNDOCUMENTED_NAMES: set = set()
-
-
 @pytest.fixture(scope="module")
 def docstring_counts():
     modules = apigen.public_modules()
@@ -83,19 +74,8 @@ def test_every_public_name_has_a_docstring(docstring_counts):
     once, where the API reference describes it; the compiled classes' members in the
     extension or in its stub) has a docstring."""
     missing = ["%s: %s" % (module, name)
-               for module, (_, _, names) in sorted(docstring_counts.items())
-               if module not in STILL_UNDOCUMENTED
-               for name in names
-               if "%s: %s" % (module, name) not in STILL_UNDOCUMENTED_NAMES]
+               for module, (_, _, names) in sorted(docstring_counts.items()) for name in names]
     assert missing == []
-
-
-def test_the_allow_list_is_not_stale(docstring_counts):
-    done = sorted(m for m in STILL_UNDOCUMENTED if not docstring_counts.get(m, (0, 0, []))[2])
-    assert done == [], "fully documented now: remove from STILL_UNDOCUMENTED"
-    listed = {"%s: %s" % (m, n) for m, (_, _, names) in docstring_counts.items() for n in names}
-    assert sorted(STILL_UNDOCUMENTED_NAMES - listed) == [], \
-        "documented now: remove from STILL_UNDOCUMENTED_NAMES"
 
 
 def test_the_stub_carries_the_compiled_docstrings():
