@@ -163,8 +163,7 @@ def ticking():
 
 
 async def test_flush_sends_at_once_whatever_linger_ms_says(kafka_cluster, make_topic):
-    # as the sync flush() and confluent-kafka's AIOProducer.flush(): messages waiting for their
-    # linger go out at once
+    # as the sync flush(): messages waiting for their linger go out at once
     topic = make_topic(partitions=1)
     producer = AIOProducer(kafka_cluster.client_config(**{"linger.ms": 60_000}))
     for rnd in range(3):
