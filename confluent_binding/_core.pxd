@@ -197,7 +197,7 @@ cdef class Producer(_Handle):
                                                 int32_t partition, object cb,
                                                 int64_t timestamp, object headers) except *
     cdef int _serve_dr(self, rd_kafka_event_t *ev) except -1
-    cdef int _serve_event(self, rd_kafka_event_t *ev) except -1
+    cdef int _serve_client_event(self, rd_kafka_event_t *ev) except -1
     cdef int _serve_pending(self) except -1
     cdef void _release(self) noexcept
 
@@ -217,6 +217,8 @@ cdef class _AioProducerBase:
     cdef public _AioPath _fast
 
 
+# Final: ``type(x) is DeliveryFuture`` is its isinstance test, one pointer comparison, which is how
+# the produce and delivery paths tell a future from a callback (the message opaque is either).
 @cython.final
 cdef class DeliveryFuture:
     cdef object loop
@@ -282,11 +284,11 @@ cdef class Consumer(_Handle):
 
     cdef void _rebalance(self, rd_kafka_resp_err_t err,
                          rd_kafka_topic_partition_list_t *parts) noexcept
-    cdef int _serve_commit(self, rd_kafka_resp_err_t err,
-                           rd_kafka_topic_partition_list_t *offsets) except -1
+    cdef void _serve_commit(self, rd_kafka_resp_err_t err,
+                            rd_kafka_topic_partition_list_t *offsets) noexcept
 
 
-# -- arrow.pyx --
+# -- arrow_buffers.pyx, arrow.pyx --
 
 ctypedef struct _EndOffset:
     const char *topic
@@ -369,7 +371,6 @@ cdef class _ArrowColumns:
     cdef const rd_kafka_topic_t *last_rkt   # the topic name of the last message, cached
     cdef const char *last_topic
     cdef Py_ssize_t last_topic_len
-    cdef ArrowArray top                 # the batch being exported (moved out by its import)
 
     cdef int room(self, Py_ssize_t n) except -1
     cdef bint headers_fit(self, const rd_kafka_message_t *rkm) noexcept
@@ -377,7 +378,7 @@ cdef class _ArrowColumns:
     cdef int _add_headers(self, const rd_kafka_message_t *rkm, Py_ssize_t row) except -1
     cdef Py_ssize_t take(self, rd_kafka_message_t **msgs, Py_ssize_t i, Py_ssize_t end,
                          _EndOffsets ends, Py_ssize_t expect) except -1
-    cdef int _export(self) except -1
+    cdef int _export(self, ArrowArray *top) except -1
 
 
 # -- share_consumer.pyx --
@@ -389,8 +390,8 @@ cdef class ShareConsumer(_Handle):
 
     cdef int _check_open(self) except -1
     cdef Message _share_message(self, const rd_kafka_message_t *rkm)
-    cdef int _serve_ack_commit(self, rd_kafka_share_partition_offsets_list_t *parts,
-                               rd_kafka_resp_err_t err) except -1
+    cdef void _serve_ack_commit(self, rd_kafka_share_partition_offsets_list_t *parts,
+                                rd_kafka_resp_err_t err) noexcept
 
 # -- admin.pyx --
 

@@ -8,6 +8,26 @@ C-level shape is declared in _core.pxd; each concept's implementation is one inc
 
 cimport cython
 
+# The C library names the included files use, cimported once for the one module they make up
+# (each file cimports the librdkafka API it uses).
+from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer  # no-cython-lint
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_CheckExact  # no-cython-lint
+from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_GET_SIZE  # no-cython-lint
+from cpython.exc cimport PyErr_CheckSignals  # no-cython-lint
+from cpython.mem cimport PyMem_Free, PyMem_Malloc  # no-cython-lint
+from cpython.number cimport PyNumber_Index  # no-cython-lint
+from cpython.pycapsule cimport PyCapsule_Destructor, PyCapsule_GetPointer  # no-cython-lint
+from cpython.pycapsule cimport PyCapsule_New  # no-cython-lint
+from cpython.pythread cimport PyThread_acquire_lock, PyThread_allocate_lock  # no-cython-lint
+from cpython.pythread cimport PyThread_get_thread_ident, PyThread_release_lock  # no-cython-lint
+from cpython.pythread cimport PyThread_type_lock, WAIT_LOCK  # no-cython-lint
+from cpython.ref cimport Py_DECREF, Py_INCREF, Py_REFCNT  # no-cython-lint
+from libc.stdint cimport int16_t, int32_t, int64_t, intptr_t, uint8_t  # no-cython-lint
+from libc.stdlib cimport calloc, free, malloc, realloc  # no-cython-lint
+from libc.string cimport memcmp, memcpy, memset, strcmp, strlen  # no-cython-lint
+from posix.time cimport clock_gettime, CLOCK_MONOTONIC, timespec  # no-cython-lint
+from posix.unistd cimport getpid, usleep  # no-cython-lint
+
 from includes.rdkafka cimport RD_KAFKA_VERSION, rd_kafka_version, rd_kafka_version_str
 
 include "errors.pyx"      # KafkaError and the helpers that raise librdkafka's errors
@@ -17,7 +37,9 @@ include "handle.pyx"      # _Handle (one rd_kafka_t), the GIL-free call bracket,
 include "producer.pyx"
 include "aio_future.pyx"    # the asyncio producer's DeliveryFuture and its compiled produce()
 include "consumer.pyx"
-include "arrow.pyx"         # columnar consume: messages into Arrow buffers
+include "arrow_buffers.pyx"  # the memory of Arrow batches: buffers, their export, a pool
+include "arrow.pyx"         # columnar consume: messages into Arrow batches, their schema
+include "arrow_sink.pyx"    # the Arrow sink: rows of Arrow arrays produced in one C loop
 include "share_consumer.pyx"  # ShareConsumer (one rd_kafka_share_t), KIP-932 share groups
 include "admin_types.pyx"  # admin result events -> plain Python data
 include "admin.pyx"        # _AdminClientImpl: admin requests, the result queue

@@ -5,11 +5,6 @@
 # served by poll(); with OAUTHBEARER, construction serves oauth_cb until the first token
 # (handle.pyx).
 
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from libc.stdint cimport int32_t, intptr_t
-from libc.stdlib cimport free, malloc
-from posix.unistd cimport getpid
-
 from includes.rdkafka cimport (
     RD_KAFKA_PRODUCER,
     RD_KAFKA_RESP_ERR__DESTROY,

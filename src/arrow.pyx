@@ -1,29 +1,13 @@
 # Columnar consume (Consumer.consume_arrow): librdkafka messages copied straight into Arrow
-# buffers in C, one memcpy per field and no Python object per record. The buffers are handed to
-# pyarrow zero-copy through the Arrow C data interface (one struct tree per batch, imported by
-# confluent_binding._arrow, pure Python, imported only when the method is used); the batch's
-# release callback gives the memory back (from any thread, without the GIL).
-
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from cpython.pythread cimport (
-    PyThread_acquire_lock,
-    PyThread_allocate_lock,
-    PyThread_release_lock,
-    PyThread_type_lock,
-    WAIT_LOCK,
-)
-from libc.stdint cimport int32_t, int64_t, uint8_t, uintptr_t
-from libc.stdlib cimport calloc, free, realloc
-from libc.string cimport memcmp, memcpy, memset, strcmp, strlen
-
-
-cdef int64_t _empty_buffer = 0      # what an empty buffer points at (never NULL)
+# buffers in C (arrow_buffers.pyx), one memcpy per field and no Python object per record. A batch
+# goes to pyarrow zero-copy through the Arrow PyCapsule interface (``__arrow_c_array__``: the C
+# data interface's schema and array, imported with pyarrow.record_batch); the batch's release
+# callback gives the memory back (from any thread, without the GIL). pyarrow is optional: imported
+# when the method is first used.
 
 from includes.rdkafka cimport (
-    RD_KAFKA_RESP_ERR_NO_ERROR,
     RD_KAFKA_RESP_ERR__PARTITION_EOF,
-    rd_kafka_header_get_all,
-    rd_kafka_headers_t,
+    rd_kafka_message_errstr,
     rd_kafka_message_t,
     rd_kafka_message_timestamp,
     rd_kafka_timestamp_type_t,
@@ -47,226 +31,161 @@ def _arrow_column_limit(limit=None):
     return old
 
 
-# Large blocks of batches the application dropped, kept for the next batches: a block fresh from
-# malloc costs a page fault every 4 KiB (glibc returns large freed blocks to the kernel), about
-# a tenth of consume_arrow()'s CPU with 100 B records. At most _POOL_SLOTS blocks and
-# _POOL_BYTES in all, under a lock of its own (a batch may be released by any thread).
+# -- the batch's schema: the one list of the columns --
+#
+# The columns of Spark's Kafka source, in this order (_ArrowColumns._export() fills them by these
+# positions). _schema() names and types them in the Arrow C data interface; the pyarrow schema
+# (_arrow_schema) is imported from it, and Spark's (confluent_binding.spark.kafka_schema) is
+# converted from that.
+
 cdef enum:
-    _POOL_SLOTS = 32
-cdef Py_ssize_t _POOL_MIN = 16384           # smaller blocks: malloc reuses them well
-cdef Py_ssize_t _POOL_BYTES = 32 << 20
-cdef char *_pool_data[_POOL_SLOTS]
-cdef Py_ssize_t _pool_cap[_POOL_SLOTS]
-cdef Py_ssize_t _pool_n = 0
-cdef Py_ssize_t _pool_bytes = 0
-cdef PyThread_type_lock _pool_lock = PyThread_allocate_lock()
-if _pool_lock == NULL:
-    raise MemoryError()
+    _KEY = 0
+    _VALUE = 1
+    _TOPIC = 2
+    _PARTITION = 3
+    _OFFSET = 4
+    _TIMESTAMP = 5
+    _TIMESTAMP_TYPE = 6
+    _COLUMNS = 7            # without the optional headers column
+    _HEADERS = 7
 
 
-def _pool_after_fork():
-    """A forked child gets a lock of its own (a thread of the parent may have held the pool's
-    at the fork; that thread does not exist in the child)."""
-    global _pool_lock
-    cdef PyThread_type_lock lock = PyThread_allocate_lock()
-    if lock != NULL:
-        _pool_lock = lock
+# The Arrow C data interface's schema (its ABI is Arrow's specification).
+cdef struct ArrowSchema:
+    const char *format
+    const char *name
+    const char *metadata
+    int64_t flags
+    int64_t n_children
+    ArrowSchema **children
+    ArrowSchema *dictionary
+    void (*release)(ArrowSchema *) noexcept nogil
+    void *private_data
 
 
-import os as _os  # noqa: E402
-if hasattr(_os, "register_at_fork"):
-    _os.register_at_fork(after_in_child=_pool_after_fork)
+cdef enum:
+    _ARROW_FLAG_NULLABLE = 2
+    _SCHEMA_NODES = 12      # the columns, the headers' entries and their key and value
 
 
-cdef char *_pool_take(Py_ssize_t want, Py_ssize_t *cap) noexcept:
-    """The smallest kept block of ``want`` to ``2 * want`` bytes (its size in ``cap``), or
-    NULL."""
-    global _pool_n, _pool_bytes
-    cdef Py_ssize_t i, best = -1
-    cdef char *p = NULL
-    PyThread_acquire_lock(_pool_lock, WAIT_LOCK)
-    for i in range(_pool_n):
-        if want <= _pool_cap[i] <= 2 * want and (best < 0 or _pool_cap[i] < _pool_cap[best]):
-            best = i
-    if best >= 0:
-        p, cap[0] = _pool_data[best], _pool_cap[best]
-        _pool_n -= 1
-        _pool_data[best], _pool_cap[best] = _pool_data[_pool_n], _pool_cap[_pool_n]
-        _pool_bytes -= cap[0]
-    PyThread_release_lock(_pool_lock)
-    return p
+# The nodes under an exported schema, freed by its release callback.
+cdef struct _SchemaMem:
+    ArrowSchema nodes[_SCHEMA_NODES]
+    ArrowSchema *children[_SCHEMA_NODES]
+    int nnodes
+    int nchildren
 
 
-cdef void _pool_give(char *p, Py_ssize_t cap) noexcept nogil:
-    """Keeps a block for a later batch, or frees it (any thread, GIL or not)."""
-    global _pool_n, _pool_bytes
-    if cap >= _POOL_MIN:
-        PyThread_acquire_lock(_pool_lock, WAIT_LOCK)
-        if _pool_n < _POOL_SLOTS and _pool_bytes + cap <= _POOL_BYTES:
-            _pool_data[_pool_n], _pool_cap[_pool_n] = p, cap
-            _pool_n += 1
-            _pool_bytes += cap
-            p = NULL
-        PyThread_release_lock(_pool_lock)
-    free(p)
+cdef void _release_schema_child(ArrowSchema *s) noexcept nogil:
+    s.release = NULL    # a node's memory is the schema's: freed by the top node's release
 
 
-@cython.binding(False)
-@cython.final
-cdef class _ArrowBuf:
-    """One growable block of memory (malloc'd): an Arrow buffer under construction, until a
-    batch takes it over (``own``)."""
-
-    def __dealloc__(self):
-        if self.data != NULL:
-            _pool_give(self.data, self.cap)
-
-    cdef int reserve(self, Py_ssize_t extra) except -1:
-        """Room for ``extra`` more bytes after ``size`` (the capacity at least doubles)."""
-        cdef Py_ssize_t want = self.size + extra
-        cdef Py_ssize_t cap = self.cap if self.cap else 256
-        cdef char *p
-        if want <= self.cap:
-            return 0
-        while cap < want:
-            cap *= 2
-        p = _pool_take(want, &cap) if want >= _POOL_MIN else NULL
-        if p != NULL:
-            if self.size:
-                memcpy(p, self.data, self.size)
-            if self.data != NULL:
-                _pool_give(self.data, self.cap)
-        else:
-            p = <char *>realloc(self.data, cap)
-            if p == NULL:
-                raise MemoryError()
-        self.data, self.cap = p, cap
-        return 0
-
-    cdef const void *own(self, _BatchMem *mem) noexcept:
-        """Hands the block to an exported batch (its release frees it); the buffer is empty
-        again. Returns the data (never NULL)."""
-        cdef char *p = self.data
-        if p == NULL:
-            return &_empty_buffer
-        mem.blocks[mem.nblocks], mem.caps[mem.nblocks] = p, self.cap
-        mem.nblocks += 1
-        self.data = NULL
-        self.size = self.cap = 0
-        return p
-
-    cdef inline int append(self, const void *src, Py_ssize_t n) except -1:
-        if self.size + n > self.cap:
-            self.reserve(n)
-        if n:
-            memcpy(self.data + self.size, src, n)
-        self.size += n
-        return 0
-
-    cdef inline int append_i32(self, int32_t v) except -1:
-        return self.append(&v, 4)
-
-    cdef int zeroed(self, Py_ssize_t nbytes) except -1:
-        """A bitmap: at least ``nbytes`` bytes, the ones added zero (``size``: how many are
-        initialised)."""
-        if nbytes > self.size:
-            self.reserve(nbytes - self.size)
-            memset(self.data + self.size, 0, nbytes - self.size)
-            self.size = nbytes
-        return 0
+cdef void _release_schema(ArrowSchema *s) noexcept nogil:
+    free(s.private_data)
+    s.release = NULL
 
 
-cdef inline void _set_bit(_ArrowBuf bitmap, Py_ssize_t i) noexcept:
-    (<uint8_t *>bitmap.data)[i >> 3] |= <uint8_t>(1 << (i & 7))
+cdef ArrowSchema *_field(_SchemaMem *m, const char *name, const char *fmt,
+                         int n_children) noexcept:
+    """The next node of an exported schema: a nullable field."""
+    cdef ArrowSchema *f = &m.nodes[m.nnodes]
+    m.nnodes += 1
+    f[0] = ArrowSchema(format=fmt, name=name, metadata=NULL, flags=_ARROW_FLAG_NULLABLE,
+                       n_children=n_children, children=&m.children[m.nchildren],
+                       dictionary=NULL, release=_release_schema_child, private_data=NULL)
+    m.nchildren += n_children
+    return f
 
 
-cdef int _first_null(_ArrowBuf valid, Py_ssize_t row, Py_ssize_t rows_cap) except -1:
-    """A column's first null, at ``row``: its validity bitmap begins, the rows before valid
-    (columns without nulls have none: no per-row bitmap work)."""
-    valid.zeroed((rows_cap + 7) >> 3)
-    memset(valid.data, 0xff, row >> 3)
-    if row & 7:
-        valid.data[row >> 3] = <char>((1 << (row & 7)) - 1)
+cdef int _schema(ArrowSchema *top, bint headers) except -1:
+    """Makes ``top`` the schema of a batch: a struct of the columns."""
+    cdef ArrowSchema *entry
+    cdef ArrowSchema **col
+    cdef _SchemaMem *m = <_SchemaMem *>calloc(1, sizeof(_SchemaMem))
+    if m == NULL:
+        raise MemoryError()
+    m.nchildren = _COLUMNS + 1 if headers else _COLUMNS
+    top[0] = ArrowSchema(format=b"+s", name=b"", metadata=NULL, flags=0, n_children=m.nchildren,
+                         children=&m.children[0], dictionary=NULL, release=_release_schema,
+                         private_data=m)
+    col = m.children
+    col[_KEY] = _field(m, b"key", b"z", 0)                         # binary
+    col[_VALUE] = _field(m, b"value", b"z", 0)
+    col[_TOPIC] = _field(m, b"topic", b"u", 0)                     # string
+    col[_PARTITION] = _field(m, b"partition", b"i", 0)             # int32
+    col[_OFFSET] = _field(m, b"offset", b"l", 0)                   # int64
+    col[_TIMESTAMP] = _field(m, b"timestamp", b"tsu:UTC", 0)       # timestamp[us, UTC]
+    col[_TIMESTAMP_TYPE] = _field(m, b"timestampType", b"i", 0)
+    if headers:             # list<element: struct<key: string, value: binary>>
+        col[_HEADERS] = _field(m, b"headers", b"+l", 1)
+        entry = col[_HEADERS].children[0] = _field(m, b"element", b"+s", 2)
+        entry.children[0] = _field(m, b"key", b"u", 0)
+        entry.children[1] = _field(m, b"value", b"z", 0)
     return 0
 
 
-cdef inline int _append_string(_ArrowBuf offsets, _ArrowBuf data, Py_ssize_t row,
-                               const char *p, Py_ssize_t n) except -1:
-    """Row ``row`` of a column that is never null (topic, header names)."""
-    if data.size + n > data.cap:
-        data.reserve(n)
-    memcpy(data.data + data.size, p, n)
-    data.size += n
-    (<int32_t *>offsets.data)[row + 1] = <int32_t>data.size
-    return 0
+cdef void _free_schema_capsule(object capsule) noexcept:
+    cdef ArrowSchema *s = <ArrowSchema *>PyCapsule_GetPointer(capsule, b"arrow_schema")
+    if s != NULL:
+        if s.release != NULL:       # not imported
+            s.release(s)
+        free(s)
 
 
-cdef inline int _append_binary(_ArrowBuf valid, _ArrowBuf offsets, _ArrowBuf data,
-                               Py_ssize_t row, const void *p, Py_ssize_t n, Py_ssize_t *nulls,
-                               Py_ssize_t rows_cap) except -1:
-    """Row ``row`` of a nullable binary/string column (``p`` NULL: null): its bytes appended,
-    its end offset written (the offsets have room: reserved per take())."""
+cdef void _free_array_capsule(object capsule) noexcept:
+    cdef ArrowArray *a = <ArrowArray *>PyCapsule_GetPointer(capsule, b"arrow_array")
+    if a != NULL:
+        if a.release != NULL:       # not imported: the batch's memory goes back here
+            a.release(a)
+        free(a)
+
+
+cdef object _new_capsule(size_t size, const char *name, PyCapsule_Destructor destructor):
+    """A PyCapsule owning ``size`` zeroed bytes: a C data interface struct, released until it
+    is filled (the destructor releases it unless imported, then frees it)."""
+    cdef void *p = calloc(1, size)
     if p == NULL:
-        if nulls[0] == 0:
-            _first_null(valid, row, rows_cap)
-        nulls[0] += 1
-    else:
-        if n:
-            if data.size + n > data.cap:
-                data.reserve(n)
-            memcpy(data.data + data.size, p, n)
-            data.size += n
-        if nulls[0]:
-            _set_bit(valid, row)
-    (<int32_t *>offsets.data)[row + 1] = <int32_t>data.size
-    return 0
+        raise MemoryError()
+    try:
+        return PyCapsule_New(p, name, destructor)
+    except BaseException:
+        free(p)
+        raise
 
 
-cdef void _release_child(ArrowArray *a) noexcept nogil:
-    a.release = NULL    # a column's memory is the batch's: freed by the top array's release
+cdef object _schema_capsule(bint headers):
+    """A batch's schema in an "arrow_schema" PyCapsule."""
+    capsule = _new_capsule(sizeof(ArrowSchema), b"arrow_schema", _free_schema_capsule)
+    _schema(<ArrowSchema *>PyCapsule_GetPointer(capsule, b"arrow_schema"), headers)
+    return capsule
 
 
-cdef void _release_batch(ArrowArray *a) noexcept nogil:
-    cdef _BatchMem *mem = <_BatchMem *>a.private_data
-    cdef int i
-    for i in range(mem.nblocks):
-        _pool_give(mem.blocks[i], mem.caps[i])
-    free(mem)
-    a.release = NULL
+# -- pyarrow: optional, imported when consume_arrow() or the schema is first used --
+
+cdef object _record_batch = None    # pyarrow.record_batch: imports a __arrow_c_array__ object
+cdef dict _arrow_schemas = {}
 
 
-cdef ArrowArray *_array(_BatchMem *mem, int64_t length, int64_t nulls, int n_buffers,
-                        int n_children) noexcept:
-    """The next array of an exported batch (its buffers and child pointers in ``mem``)."""
-    cdef int i = mem.narrays
-    cdef ArrowArray *a = &mem.arrays[i]
-    mem.narrays += 1
-    a.length, a.null_count, a.offset = length, nulls, 0
-    a.n_buffers, a.n_children = n_buffers, n_children
-    a.buffers = &mem.buffers[3 * i]
-    a.children = &mem.children[mem.nchildren]
-    mem.nchildren += n_children
-    a.dictionary = NULL
-    a.release = _release_child
-    a.private_data = NULL
-    return a
+cdef object _pyarrow():
+    """pyarrow; ImportError naming the extra when it is missing."""
+    global _record_batch
+    try:
+        import pyarrow
+    except ImportError as e:
+        raise ImportError("Consumer.consume_arrow() needs pyarrow: "
+                          "pip install 'confluent_binding[arrow]'") from e
+    _record_batch = pyarrow.record_batch
+    return pyarrow
 
 
-cdef ArrowArray *_binary_array(_BatchMem *mem, int64_t n, Py_ssize_t nulls, _ArrowBuf valid,
-                               _ArrowBuf offsets, _ArrowBuf data) noexcept:
-    cdef ArrowArray *a = _array(mem, n, nulls, 3, 0)
-    a.buffers[0] = valid.own(mem) if nulls else NULL
-    a.buffers[1] = offsets.own(mem)
-    a.buffers[2] = data.own(mem)
-    return a
-
-
-cdef ArrowArray *_fixed_array(_BatchMem *mem, int64_t n, Py_ssize_t nulls, _ArrowBuf valid,
-                              _ArrowBuf values) noexcept:
-    cdef ArrowArray *a = _array(mem, n, nulls, 2, 0)
-    a.buffers[0] = valid.own(mem) if nulls else NULL
-    a.buffers[1] = values.own(mem)
-    return a
+def _arrow_schema(headers=False):
+    """The columns of Spark's Kafka source, as Spark expects them from a Python data source
+    (a ``pyarrow.Schema``; ``headers=True`` adds the headers column)."""
+    headers = bool(headers)
+    s = _arrow_schemas.get(headers)
+    if s is None:
+        s = _arrow_schemas[headers] = _pyarrow().schema(_ArrowColumns(headers))
+    return s
 
 
 @cython.binding(False)
@@ -352,44 +271,33 @@ cdef class _ArrowColumns:
         return 0
 
     cdef int _add_headers(self, const rd_kafka_message_t *rkm, Py_ssize_t row) except -1:
-        cdef rd_kafka_headers_t *hdrs = _headers_of(rkm)
-        cdef size_t i = 0
-        cdef const char *name
-        cdef const void *val
-        cdef size_t size
-        if hdrs == NULL:
+        cdef _Header h
+        if not _headers_start(&h, rkm):
             self.h_nulls += 1
         else:
-            while (rd_kafka_header_get_all(hdrs, i, &name, &val, &size)
-                   == RD_KAFKA_RESP_ERR_NO_ERROR):
+            while _next_header(&h):
                 self.hk_off.reserve(4)
                 self.hv_off.reserve(4)
                 if self.hv_nulls:
                     self.hv_valid.zeroed((self.header_rows + 8) >> 3)
-                _append_string(self.hk_off, self.hk_data, self.header_rows, name,
-                               strlen(name))
-                _append_binary(self.hv_valid, self.hv_off, self.hv_data, self.header_rows, val,
-                               size, &self.hv_nulls, self.header_rows + 1)
+                _append_string(self.hk_off, self.hk_data, self.header_rows, h.name,
+                               strlen(h.name))
+                _append_binary(self.hv_valid, self.hv_off, self.hv_data, self.header_rows,
+                               h.val, h.size, &self.hv_nulls, self.header_rows + 1)
                 self.header_rows += 1
                 self.hk_off.size += 4
                 self.hv_off.size += 4
-                i += 1
             _set_bit(self.h_valid, row)
         (<int32_t *>self.h_off.data)[row + 1] = <int32_t>self.header_rows
         return 0
 
     cdef bint headers_fit(self, const rd_kafka_message_t *rkm) noexcept:
-        cdef rd_kafka_headers_t *hdrs = _headers_of(rkm)
-        cdef size_t i = 0
-        cdef const char *name
-        cdef const void *val
-        cdef size_t size
+        cdef _Header h
         cdef Py_ssize_t names = 0, values = 0
-        while (hdrs != NULL and rd_kafka_header_get_all(hdrs, i, &name, &val, &size)
-               == RD_KAFKA_RESP_ERR_NO_ERROR):
-            names += strlen(name)
-            values += size
-            i += 1
+        _headers_start(&h, rkm)
+        while _next_header(&h):
+            names += strlen(h.name)
+            values += h.size
         return (self.hk_data.size + names <= _arrow_max_bytes
                 and self.hv_data.size + values <= _arrow_max_bytes)
 
@@ -439,42 +347,36 @@ cdef class _ArrowColumns:
             i += 1
         return end
 
-    def __dealloc__(self):
-        if self.top.release != NULL:    # exported, never imported
-            self.top.release(&self.top)
-
-    cdef int _export(self) except -1:
-        """Makes ``top`` the batch of the rows so far (a struct array of the columns, the
-        Arrow C data interface); the buffers go to it (the columns are empty after)."""
+    cdef int _export(self, ArrowArray *top) except -1:
+        """Makes ``top`` the batch of the rows so far (a struct array of the columns, in the
+        order of _COLUMNS); the buffers go to it (the columns are empty after)."""
         cdef int64_t n = self.rows
         cdef int64_t m = self.header_rows
         cdef ArrowArray *lst
         cdef ArrowArray *entries
+        cdef ArrowArray **col
         cdef _BatchMem *mem = <_BatchMem *>calloc(1, sizeof(_BatchMem))
         if mem == NULL:
             raise MemoryError()
-        if self.top.release != NULL:
-            self.top.release(&self.top)
-        self.top.length, self.top.null_count, self.top.offset = n, 0, 0
-        self.top.n_buffers, self.top.n_children = 1, 8 if self.headers else 7
-        self.top.buffers = mem.top_buffers
-        self.top.children = mem.children
-        mem.nchildren = <int>self.top.n_children
-        self.top.dictionary = NULL
-        self.top.private_data = mem
-        self.top.release = _release_batch
-        mem.children[0] = _binary_array(mem, n, self.key_nulls, self.key_valid, self.key_off,
-                                        self.key_data)
-        mem.children[1] = _binary_array(mem, n, self.value_nulls, self.value_valid,
-                                        self.value_off, self.value_data)
-        mem.children[2] = _binary_array(mem, n, 0, self.key_valid, self.topic_off,
-                                        self.topic_data)
-        mem.children[3] = _fixed_array(mem, n, 0, self.ts_valid, self.partition)
-        mem.children[4] = _fixed_array(mem, n, 0, self.ts_valid, self.offset)
-        mem.children[5] = _fixed_array(mem, n, self.ts_nulls, self.ts_valid, self.ts)
-        mem.children[6] = _fixed_array(mem, n, 0, self.ts_valid, self.ts_type)
+        top.length, top.null_count, top.offset = n, 0, 0
+        top.n_buffers, top.n_children = 1, _COLUMNS + 1 if self.headers else _COLUMNS
+        top.buffers = mem.top_buffers
+        top.children = col = mem.children
+        mem.nchildren = <int>top.n_children
+        top.dictionary = NULL
+        top.private_data = mem
+        top.release = _release_batch
+        col[_KEY] = _binary_array(mem, n, self.key_nulls, self.key_valid, self.key_off,
+                                  self.key_data)
+        col[_VALUE] = _binary_array(mem, n, self.value_nulls, self.value_valid, self.value_off,
+                                    self.value_data)
+        col[_TOPIC] = _binary_array(mem, n, 0, self.key_valid, self.topic_off, self.topic_data)
+        col[_PARTITION] = _fixed_array(mem, n, 0, self.ts_valid, self.partition)
+        col[_OFFSET] = _fixed_array(mem, n, 0, self.ts_valid, self.offset)
+        col[_TIMESTAMP] = _fixed_array(mem, n, self.ts_nulls, self.ts_valid, self.ts)
+        col[_TIMESTAMP_TYPE] = _fixed_array(mem, n, 0, self.ts_valid, self.ts_type)
         if self.headers:
-            lst = mem.children[7] = _array(mem, n, self.h_nulls, 2, 1)
+            lst = col[_HEADERS] = _array(mem, n, self.h_nulls, 2, 1)
             lst.buffers[0] = self.h_valid.own(mem) if self.h_nulls else NULL
             lst.buffers[1] = self.h_off.own(mem)
             entries = lst.children[0] = _array(mem, m, 0, 1, 2)
@@ -486,17 +388,20 @@ cdef class _ArrowColumns:
         self.rows = self.rows_cap = self.header_rows = 0
         return 0
 
-    def to_batch(self, importer, schema_of):
-        """The rows as one pyarrow.RecordBatch, zero-copy: ``importer(address of the
-        ArrowArray, schema)`` is pyarrow's C data interface import, ``schema_of(headers)`` the
-        schema (called by confluent_binding._arrow.record_batch)."""
-        schema = schema_of(self.headers)
-        self._export()
-        try:
-            return importer(<uintptr_t>&self.top, schema)
-        finally:
-            if self.top.release != NULL:    # not taken: the import failed before
-                self.top.release(&self.top)
+    def __arrow_c_schema__(self):
+        """The batch's schema, an "arrow_schema" PyCapsule (the Arrow PyCapsule interface)."""
+        return _schema_capsule(self.headers)
+
+    def __arrow_c_array__(self, requested_schema=None):
+        """The rows so far as a pair of PyCapsules, "arrow_schema" and "arrow_array" (the
+        Arrow PyCapsule interface): a struct array of the columns, zero-copy, whose release
+        callback gives the memory back; the columns are empty after. ``requested_schema`` is
+        not followed (the columns' types are fixed; the interface leaves a cast to the
+        importer)."""
+        schema = _schema_capsule(self.headers)
+        array = _new_capsule(sizeof(ArrowArray), b"arrow_array", _free_array_capsule)
+        self._export(<ArrowArray *>PyCapsule_GetPointer(array, b"arrow_array"))
+        return schema, array
 
 
 @cython.binding(False)
@@ -552,262 +457,70 @@ cdef class _EndOffsets:
             self.left -= 1
 
 
-# -- the sink: Producer._produce_arrow() --
-#
-# The rows of Arrow arrays produced in one C loop, without the GIL and without a Python object
-# per row: each array is read in place through the Arrow C data interface (the PyCapsules of
-# ``__arrow_c_array__``), librdkafka copies each key and value (RD_KAFKA_MSG_F_COPY). The loop
-# takes the GIL back only when the local queue is full (then delivery reports are served, as
-# poll() does, and the row is tried again), at the first row of a topic it has no handle for yet,
-# and on an error.
+# -- Consumer.consume_arrow() --
 
-from cpython.pycapsule cimport PyCapsule_GetPointer
-
-from includes.rdkafka cimport (
-    RD_KAFKA_MSG_F_COPY,
-    RD_KAFKA_PARTITION_UA,
-    RD_KAFKA_RESP_ERR__QUEUE_FULL,
-    RD_KAFKA_VTYPE_HEADERS,
-    RD_KAFKA_VTYPE_KEY,
-    RD_KAFKA_VTYPE_MSGFLAGS,
-    RD_KAFKA_VTYPE_PARTITION,
-    RD_KAFKA_VTYPE_RKT,
-    RD_KAFKA_VTYPE_VALUE,
-    rd_kafka_error_code,
-    rd_kafka_error_destroy,
-    rd_kafka_error_t,
-    rd_kafka_last_error,
-    rd_kafka_produce,
-    rd_kafka_produceva,
-    rd_kafka_resp_err_t,
-    rd_kafka_t,
-    rd_kafka_topic_t,
-    rd_kafka_vu_t,
-    rd_kafka_header_add,
-    rd_kafka_headers_destroy,
-    rd_kafka_headers_new,
-)
-
-
-# One input column, read in place: a binary/string (``wide``: 64-bit offsets), int32 or list
-# array; ``present`` False when the sink has no such column.
-cdef struct _InCol:
-    const ArrowArray *a
-    const uint8_t *valid
-    const void *offsets
-    const char *data
-    int64_t offset
-    bint wide
-    bint present
-
-
-cdef enum:
-    _RUN_DONE = 0
-    _RUN_FULL = 1           # the local queue is full: serve delivery reports, then again
-    _RUN_TOPIC = 2          # the row's topic has no handle here yet
-    _RUN_NULL_TOPIC = 3
-    _RUN_NULL_HEADER = 4    # a header with a null name
-    _RUN_ERROR = 5          # librdkafka refused the row: err
-
-
-cdef struct _Run:
-    _InCol value, key, topic, partition, headers, hkey, hvalue
-    int64_t hentries_offset       # the headers' struct array's own offset
-    const uint8_t *hentries_valid
-    int64_t row, rows
-    rd_kafka_t *rk
-    rd_kafka_topic_t *rkt         # the handle of the topic named by name/name_len
-    const char *name
-    Py_ssize_t name_len
-    rd_kafka_resp_err_t err
-
-
-cdef object _in_col(_InCol *c, object array, bint wide):
-    """Points ``c`` at ``array`` (None: no such column), exported through the Arrow PyCapsule
-    interface; returns the capsule that owns the export (keep it while ``c`` is used)."""
-    cdef const ArrowArray *a
-    if array is None:
-        return None
-    capsule = array.__arrow_c_array__()[1]
-    a = <const ArrowArray *>PyCapsule_GetPointer(capsule, "arrow_array")
-    _in_child(c, a, wide)
-    return capsule
-
-
-cdef void _in_child(_InCol *c, const ArrowArray *a, bint wide) noexcept:
-    c.a = a
-    c.valid = <const uint8_t *>a.buffers[0] if a.null_count != 0 else NULL
-    c.offsets = a.buffers[1] if a.n_buffers > 1 else NULL
-    c.data = <const char *>a.buffers[2] if a.n_buffers > 2 else NULL
-    c.offset = a.offset
-    c.wide = wide
-    c.present = True
-
-
-cdef inline bint _is_null(const uint8_t *valid, int64_t i) noexcept nogil:
-    return valid != NULL and not ((valid[i >> 3] >> (i & 7)) & 1)
-
-
-cdef inline bint _slot(const _InCol *c, int64_t row, int64_t *start, int64_t *end) noexcept nogil:
-    """Row ``row``'s [start, end) in the column's data or child (False: null)."""
-    cdef int64_t i = row + c.offset
-    if _is_null(c.valid, i):
-        return False
-    if c.wide:
-        start[0] = (<const int64_t *>c.offsets)[i]
-        end[0] = (<const int64_t *>c.offsets)[i + 1]
-    else:
-        start[0] = (<const int32_t *>c.offsets)[i]
-        end[0] = (<const int32_t *>c.offsets)[i + 1]
-    return True
-
-
-cdef inline const char *_bytes_at(const _InCol *c, int64_t row, size_t *n) noexcept nogil:
-    """Row ``row`` of a binary/string column (NULL: null or no such column)."""
-    cdef int64_t start, end
-    if not c.present or not _slot(c, row, &start, &end):
-        n[0] = 0
-        return NULL
-    n[0] = <size_t>(end - start)
-    return c.data + start
-
-
-cdef int _run_rows(_Run *r) noexcept nogil:
-    """Produces rows from ``r.row`` on until all are enqueued or one needs the GIL (the
-    reason is returned; ``r.row`` is that row)."""
-    cdef const char *vp
-    cdef const char *kp
-    cdef const char *tp
-    cdef const char *hk
-    cdef const char *hv
-    cdef size_t vn, kn, tn, hkn, hvn
-    cdef int32_t partition
-    cdef int64_t i, hstart, hend, j
-    cdef rd_kafka_headers_t *hdrs
-    cdef rd_kafka_vu_t vus[7]
-    cdef rd_kafka_error_t *error
-    cdef rd_kafka_resp_err_t err
-    while r.row < r.rows:
-        i = r.row
-        if r.topic.present:
-            tp = _bytes_at(&r.topic, i, &tn)
-            if tp == NULL:
-                return _RUN_NULL_TOPIC
-            if (r.rkt == NULL or <Py_ssize_t>tn != r.name_len
-                    or (tn and memcmp(tp, r.name, tn) != 0)):
-                return _RUN_TOPIC
-        partition = RD_KAFKA_PARTITION_UA
-        if r.partition.present and not _is_null(r.partition.valid, i + r.partition.offset):
-            partition = (<const int32_t *>r.partition.offsets)[i + r.partition.offset]
-        vp = _bytes_at(&r.value, i, &vn)
-        kp = _bytes_at(&r.key, i, &kn)
-        hdrs = NULL
-        if r.headers.present and _slot(&r.headers, i, &hstart, &hend) and hend > hstart:
-            hdrs = rd_kafka_headers_new(<size_t>(hend - hstart))
-            for j in range(hstart, hend):
-                if _is_null(r.hentries_valid, j + r.hentries_offset):
-                    continue
-                hk = _bytes_at(&r.hkey, j + r.hentries_offset, &hkn)
-                if hk == NULL:
-                    rd_kafka_headers_destroy(hdrs)
-                    return _RUN_NULL_HEADER
-                hv = _bytes_at(&r.hvalue, j + r.hentries_offset, &hvn)
-                rd_kafka_header_add(hdrs, hk, <ssize_t>hkn, hv, <ssize_t>hvn)
-        if hdrs == NULL:
-            if rd_kafka_produce(r.rkt, partition, RD_KAFKA_MSG_F_COPY, <void *>vp, vn, kp, kn,
-                                NULL) == -1:
-                err = rd_kafka_last_error()
+cdef object _consume_arrow(Consumer c, int num_messages, object timeout, object end_offsets,
+                           bint headers):
+    """Consumer.consume_arrow(): the messages it takes go into an _ArrowColumns, the batch is
+    the columns imported by pyarrow (the Consumer's method says what it does)."""
+    c._ensure_open()
+    if num_messages < 0 or num_messages > CONSUME_MAX:
+        raise ValueError("num_messages must be between 0 and %d" % CONSUME_MAX)
+    if _record_batch is None:
+        _pyarrow()      # ImportError before taking any message
+    cdef _ArrowColumns cols = _ArrowColumns(headers)
+    cdef _EndOffsets ends = _EndOffsets(end_offsets)
+    if num_messages == 0 or (ends.count and ends.left == 0):
+        return _record_batch(cols)
+    cdef size_t want = num_messages
+    cdef size_t done = 0    # t.msgs[t.start:done] went into the columns or were skipped
+    cdef size_t stop
+    cdef double deadline
+    cdef int wait
+    cdef rd_kafka_message_t *rkm
+    cdef _Taken t
+    error = None
+    # Counted in for the whole call: close() in another thread waits until the messages
+    # taken here are delivered or kept. They are destroyed only once the RecordBatch is
+    # built; when anything raises before (a callback, Ctrl-C, MemoryError) they are kept
+    # and the next call delivers them.
+    with c._blocking:
+        c._take_start(&t, want)
+        try:
+            done = t.start
+            if t.held:
+                stop = min(t.end, t.start + want)
+                done = cols.take(t.msgs, done, stop, ends, want)
             else:
-                err = RD_KAFKA_RESP_ERR_NO_ERROR
-        else:
-            vus[0].vtype = RD_KAFKA_VTYPE_RKT
-            vus[0].u.rkt = r.rkt
-            vus[1].vtype = RD_KAFKA_VTYPE_PARTITION
-            vus[1].u.i32 = partition
-            vus[2].vtype = RD_KAFKA_VTYPE_MSGFLAGS
-            vus[2].u.i = RD_KAFKA_MSG_F_COPY
-            vus[3].vtype = RD_KAFKA_VTYPE_VALUE
-            vus[3].u.mem.ptr, vus[3].u.mem.size = <void *>vp, vn
-            vus[4].vtype = RD_KAFKA_VTYPE_KEY
-            vus[4].u.mem.ptr, vus[4].u.mem.size = <void *>kp, kn
-            vus[5].vtype = RD_KAFKA_VTYPE_HEADERS
-            vus[5].u.headers = hdrs
-            error = rd_kafka_produceva(r.rk, vus, 6)
-            err = RD_KAFKA_RESP_ERR_NO_ERROR
-            if error != NULL:
-                err = rd_kafka_error_code(error)
-                rd_kafka_error_destroy(error)
-                rd_kafka_headers_destroy(hdrs)    # librdkafka owns them only on success
-        if err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
-            return _RUN_FULL
-        if err:
-            r.err = err
-            return _RUN_ERROR
-        r.row += 1
-    return _RUN_DONE
-
-
-def _produce_arrow(Producer producer, object topic, object value, object key=None,
-                   object topics=None, object partitions=None, object headers=None,
-                   bint wide_value=False, bint wide_key=False, bint wide_topic=False):
-    """Produces every row of Arrow arrays of one batch (the sink's columns, any object with
-    ``__arrow_c_array__``): ``value`` and ``key`` binary or string (``wide_*``: the large_
-    types, 64-bit offsets), ``topics`` string (else every row goes to ``topic``),
-    ``partitions`` int32 (null: the partitioner picks), ``headers``
-    list<struct<key: string, value: binary>> (32-bit offsets). A null value or key is produced
-    as a null; an empty or null header list as no headers. Returns how many rows were
-    enqueued (all of them, or it raises: ValueError for a null topic or header name,
-    KafkaException when librdkafka refuses a row, what a delivery callback raised). While the
-    local queue is full it serves delivery reports, as poll() would, and tries again.
-    Delivery reports go to the producer's ``on_delivery``, served by its poll()/flush()."""
-    cdef _Run r
-    cdef int why
-    cdef size_t tn
-    cdef const ArrowArray *entries
-    memset(&r, 0, sizeof(r))
-    producer._ensure_open()
-    if value is None:
-        raise TypeError("value must be an Arrow array")
-    # the capsules own the exported arrays: kept (in _owners) while the loop reads them
-    _owners = [_in_col(&r.value, value, wide_value), _in_col(&r.key, key, wide_key),
-               _in_col(&r.topic, topics, wide_topic),
-               _in_col(&r.partition, partitions, False), _in_col(&r.headers, headers, False)]
-    r.rows = r.value.a.length
-    if ((r.key.present and r.key.a.length != r.rows)
-            or (r.topic.present and r.topic.a.length != r.rows)
-            or (r.partition.present and r.partition.a.length != r.rows)
-            or (r.headers.present and r.headers.a.length != r.rows)):
-        raise ValueError("every column must have as many rows as value")
-    if r.headers.present:
-        entries = r.headers.a.children[0]
-        r.hentries_offset = entries.offset
-        r.hentries_valid = (<const uint8_t *>entries.buffers[0]
-                            if entries.null_count != 0 else NULL)
-        _in_child(&r.hkey, entries.children[0], False)
-        _in_child(&r.hvalue, entries.children[1], False)
-    if not r.topic.present:
-        if topic is None:
-            raise ValueError("topic is required when there is no topic column")
-        r.rkt = producer._topic(topic)
-    r.rk = producer._rk
-    while True:
-        with producer._blocking:
-            with nogil:
-                why = _run_rows(&r)
-        if why == _RUN_DONE:
-            return r.rows
-        if why == _RUN_FULL:
-            producer._serve(_monotonic() + 0.1, False)
-            producer._ensure_open()         # a callback may have closed it
-        elif why == _RUN_TOPIC:
-            r.name = _bytes_at(&r.topic, r.row, &tn)
-            r.name_len = <Py_ssize_t>tn
-            name = r.name[:r.name_len].decode("utf-8")
-            r.rkt = producer._topic(name)
-        elif why == _RUN_NULL_TOPIC:
-            raise ValueError("Null topic present in the data. Use the topic option for "
-                             "setting a default topic.")
-        elif why == _RUN_NULL_HEADER:
-            raise ValueError("Null header key present in the data (row %d)" % r.row)
-        else:
-            _raise_produce_error(r.err)
+                c._fetch(&t, want, 0)    # a non-blocking look first, GIL held
+                done = cols.take(t.msgs, done, t.end, ends, want - cols.rows)
+                if done == t.end and t.end < want and not (ends.count and ends.left == 0):
+                    deadline = _deadline(timeout)
+                    while c._exc is None:
+                        wait = _chunk_ms(deadline)
+                        if wait and not c._blocking.shuts_out():
+                            c._fetch(&t, want - t.end, wait)
+                            done = cols.take(t.msgs, done, t.end, ends, want - cols.rows)
+                        if (done < t.end or t.end >= want or wait == 0
+                                or (ends.count and ends.left == 0)
+                                or c._blocking.shuts_out()):
+                            break
+                        PyErr_CheckSignals()
+                c._raise_pending()
+            if done < t.end and done < t.start + want:
+                # an error event, or a record that does not fit: the batch ends before it
+                rkm = t.msgs[done]
+                if rkm.err and cols.rows == 0:
+                    error = KafkaError(<int>rkm.err, _cstr(rd_kafka_message_errstr(rkm)))
+                    done += 1
+                elif not rkm.err and cols.rows == 0:
+                    raise OverflowError("a record does not fit in an Arrow batch column")
+            batch = (None if error is not None
+                     else _record_batch(cols))
+        except BaseException:
+            c._take_end(&t, 0)
+            raise
+        c._take_end(&t, done - t.start)
+    if error is not None:
+        raise KafkaException(error)
+    return batch

@@ -1,12 +1,6 @@
 # Consumer: group membership, poll/consume with one GIL release per call, offsets, rebalance
 # callbacks served on the polling thread.
 
-from cpython.bytes cimport PyBytes_FromStringAndSize
-from cpython.exc cimport PyErr_CheckSignals
-from libc.stdint cimport int64_t
-from libc.stdlib cimport free, malloc
-from libc.string cimport memcpy, strcmp
-
 from includes.rdkafka cimport (
     RD_KAFKA_CONSUMER,
     RD_KAFKA_PARTITION_UA,
@@ -49,7 +43,6 @@ from includes.rdkafka cimport (
     rd_kafka_mem_free,
     rd_kafka_memberid,
     rd_kafka_message_destroy,
-    rd_kafka_message_errstr,
     rd_kafka_message_t,
     rd_kafka_offsets_for_times,
     rd_kafka_offsets_store,
@@ -92,51 +85,6 @@ cdef void _store_commit_result(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 
 cdef enum:
     CONSUME_MAX = 1000000
-
-
-# -- consume_arrow()'s batch: its schema, and pyarrow's import of the C data interface struct
-# tree _ArrowColumns fills (arrow.pyx). pyarrow is optional: imported on first use. --
-
-cdef object _arrow_import = None
-cdef dict _arrow_schemas = {}
-
-
-cdef object _arrow_importer():
-    """pyarrow's import of an ArrowArray (a struct array) with a known schema; ImportError
-    naming the extra when pyarrow is missing."""
-    global _arrow_import
-    if _arrow_import is None:
-        try:
-            import pyarrow
-        except ImportError as e:
-            raise ImportError("Consumer.consume_arrow() needs pyarrow: "
-                              "pip install 'confluent_binding[arrow]'") from e
-        _arrow_import = pyarrow.RecordBatch._import_from_c
-    return _arrow_import
-
-
-def _arrow_schema(headers=False):
-    """The columns of Spark's Kafka source, as Spark expects them from a Python data source
-    (a ``pyarrow.Schema``; ``headers=True`` adds the headers column)."""
-    headers = bool(headers)
-    s = _arrow_schemas.get(headers)
-    if s is None:
-        _arrow_importer()
-        import pyarrow as pa
-        fields = [
-            pa.field("key", pa.binary()),
-            pa.field("value", pa.binary()),
-            pa.field("topic", pa.string()),
-            pa.field("partition", pa.int32()),
-            pa.field("offset", pa.int64()),
-            pa.field("timestamp", pa.timestamp("us", tz="UTC")),
-            pa.field("timestampType", pa.int32()),
-        ]
-        if headers:
-            header = pa.struct([pa.field("key", pa.string()), pa.field("value", pa.binary())])
-            fields.append(pa.field("headers", pa.list_(pa.field("element", header))))
-        s = _arrow_schemas[headers] = pa.schema(fields)
-    return s
 
 
 @cython.binding(False)
@@ -207,11 +155,14 @@ cdef class Consumer(_Handle):
         except BaseException as exc:
             self._stash(exc)
 
-    cdef int _serve_commit(self, rd_kafka_resp_err_t err,
-                           rd_kafka_topic_partition_list_t *offsets) except -1:
+    cdef void _serve_commit(self, rd_kafka_resp_err_t err,
+                            rd_kafka_topic_partition_list_t *offsets) noexcept:
+        """Calls on_commit; what it raises is kept (raised when the serving call returns)."""
         if self._on_commit is not None:
-            self._on_commit(_kafka_error(err), _parts_to_py(offsets))
-        return 0
+            try:
+                self._on_commit(_kafka_error(err), _parts_to_py(offsets))
+            except BaseException as exc:
+                self._stash(exc)
 
     # -- subscription and assignment --
 
@@ -508,66 +459,7 @@ cdef class Consumer(_Handle):
         the messages it had taken are delivered first by the next poll()/consume()/
         consume_arrow().
         """
-        self._ensure_open()
-        if num_messages < 0 or num_messages > CONSUME_MAX:
-            raise ValueError("num_messages must be between 0 and %d" % CONSUME_MAX)
-        importer = _arrow_importer()    # ImportError before taking any message
-        cdef _ArrowColumns cols = _ArrowColumns(headers)
-        cdef _EndOffsets ends = _EndOffsets(end_offsets)
-        if num_messages == 0 or (ends.count and ends.left == 0):
-            return cols.to_batch(importer, _arrow_schema)
-        cdef size_t want = num_messages
-        cdef size_t done = 0    # t.msgs[t.start:done] went into the columns or were skipped
-        cdef size_t stop
-        cdef double deadline
-        cdef int wait
-        cdef rd_kafka_message_t *rkm
-        cdef _Taken t
-        error = None
-        # Counted in for the whole call: close() in another thread waits until the messages
-        # taken here are delivered or kept. They are destroyed only once the RecordBatch is
-        # built; when anything raises before (a callback, Ctrl-C, MemoryError) they are kept
-        # and the next call delivers them.
-        with self._blocking:
-            self._take_start(&t, want)
-            try:
-                done = t.start
-                if t.held:
-                    stop = min(t.end, t.start + want)
-                    done = cols.take(t.msgs, done, stop, ends, want)
-                else:
-                    self._fetch(&t, want, 0)    # a non-blocking look first, GIL held
-                    done = cols.take(t.msgs, done, t.end, ends, want - cols.rows)
-                    if done == t.end and t.end < want and not (ends.count and ends.left == 0):
-                        deadline = _deadline(timeout)
-                        while self._exc is None:
-                            wait = _chunk_ms(deadline)
-                            if wait and not self._blocking.shuts_out():
-                                self._fetch(&t, want - t.end, wait)
-                                done = cols.take(t.msgs, done, t.end, ends, want - cols.rows)
-                            if (done < t.end or t.end >= want or wait == 0
-                                    or (ends.count and ends.left == 0)
-                                    or self._blocking.shuts_out()):
-                                break
-                            PyErr_CheckSignals()
-                    self._raise_pending()
-                if done < t.end and done < t.start + want:
-                    # an error event, or a record that does not fit: the batch ends before it
-                    rkm = t.msgs[done]
-                    if rkm.err and cols.rows == 0:
-                        error = KafkaError(<int>rkm.err, _cstr(rd_kafka_message_errstr(rkm)))
-                        done += 1
-                    elif not rkm.err and cols.rows == 0:
-                        raise OverflowError("a record does not fit in an Arrow batch column")
-                batch = (None if error is not None
-                         else cols.to_batch(importer, _arrow_schema))
-            except BaseException:
-                self._take_end(&t, 0)
-                raise
-            self._take_end(&t, done - t.start)
-        if error is not None:
-            raise KafkaException(error)
-        return batch
+        return _consume_arrow(self, num_messages, timeout, end_offsets, headers)
 
     # -- offsets --
 
@@ -808,9 +700,5 @@ cdef void _commit_trampoline(rd_kafka_t *rk, rd_kafka_resp_err_t err,
                              rd_kafka_topic_partition_list_t *offsets,
                              void *opaque) noexcept with gil:
     cdef Consumer c = <Consumer>opaque
-    if c._callbacks_off:
-        return
-    try:
+    if not c._callbacks_off:
         c._serve_commit(err, offsets)
-    except BaseException as exc:
-        c._stash(exc)

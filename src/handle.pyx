@@ -1,13 +1,6 @@
 # _Handle: owns the rd_kafka_t, serves callbacks on the calling thread, waits without the GIL.
 # _BlockingCalls: the one bracket every blocking librdkafka call goes through.
 
-from cpython.exc cimport PyErr_CheckSignals
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from cpython.pythread cimport PyThread_get_thread_ident
-from libc.stdint cimport int32_t, int64_t
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
-from posix.unistd cimport getpid, usleep
-
 from includes.rdkafka cimport (
     RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE,
     RD_KAFKA_EVENT_ERROR,
@@ -438,7 +431,8 @@ cdef class _Handle:
 
     cdef int _serve_client_event(self, rd_kafka_event_t *ev) except -1:
         """Serve an error, log, stats or token-refresh event (any other type is ignored);
-        the caller destroys ev."""
+        the caller destroys ev. Returns how many were served (Producer: the reports of a
+        delivery report event)."""
         cdef const char *fac
         cdef const char *text
         cdef int level
@@ -454,13 +448,12 @@ cdef class _Handle:
             self._serve_stats(rd_kafka_event_stats(ev))
         elif etype == RD_KAFKA_EVENT_OAUTHBEARER_TOKEN_REFRESH:
             self._serve_oauth(self._rk, rd_kafka_event_config_string(ev))
-        return 0
+        return 1
 
     cdef int _serve_event(self, rd_kafka_event_t *ev) except -1:
         """Serve one event from the main queue and destroy it. Returns how many were served."""
         try:
-            self._serve_client_event(ev)
-            return 1
+            return self._serve_client_event(ev)
         except BaseException as exc:
             self._stash(exc)
             return 1

@@ -1,12 +1,6 @@
 # Producer: cached topic handles, produce without per-message allocation, delivery reports
 # served in batches (one librdkafka DR event = one produce response) on the polling thread.
 
-from cpython.buffer cimport PyBuffer_Release
-from cpython.exc cimport PyErr_CheckSignals
-from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from cpython.ref cimport Py_DECREF, Py_INCREF, Py_REFCNT
-from libc.stdint cimport int32_t, int64_t
-
 from includes.rdkafka cimport (
     RD_KAFKA_EVENT_DR,
     RD_KAFKA_MSG_F_COPY,
@@ -196,16 +190,7 @@ cdef class Producer(_Handle):
             if vus == NULL:
                 raise MemoryError()
         try:
-            vus[0].vtype = RD_KAFKA_VTYPE_RKT
-            vus[0].u.rkt = rkt
-            vus[1].vtype = RD_KAFKA_VTYPE_PARTITION
-            vus[1].u.i32 = partition
-            vus[2].vtype = RD_KAFKA_VTYPE_MSGFLAGS
-            vus[2].u.i = msgflags
-            vus[3].vtype = RD_KAFKA_VTYPE_VALUE
-            vus[3].u.mem.ptr, vus[3].u.mem.size = <void *>vp, vn
-            vus[4].vtype = RD_KAFKA_VTYPE_KEY
-            vus[4].u.mem.ptr, vus[4].u.mem.size = <void *>kp, kn
+            _vu_message(vus, rkt, partition, msgflags, vp, vn, kp, kn)
             vus[5].vtype = RD_KAFKA_VTYPE_OPAQUE
             vus[5].u.ptr = opaque
             vus[6].vtype = RD_KAFKA_VTYPE_TIMESTAMP
@@ -333,7 +318,7 @@ cdef class Producer(_Handle):
                     cb = _take(rkm._private) if rkm._private != NULL else self._on_delivery
                     if type(cb) is DeliveryFuture:
                         # no Python runs: resolved now, its callbacks scheduled below
-                        if _fut_deliver(cb, rkm, self._names):
+                        if _fut_deliver(<DeliveryFuture>cb, rkm, self._names):
                             if ready is None:
                                 ready = []
                             ready.append(cb)
@@ -359,17 +344,11 @@ cdef class Producer(_Handle):
             if ready is not None:
                 _fut_dispatch(ready)
 
-    cdef int _serve_event(self, rd_kafka_event_t *ev) except -1:
+    cdef int _serve_client_event(self, rd_kafka_event_t *ev) except -1:
         """Delivery reports here; every other event as any handle serves it."""
-        if rd_kafka_event_type(ev) != RD_KAFKA_EVENT_DR:
-            return _Handle._serve_event(self, ev)
-        try:
+        if rd_kafka_event_type(ev) == RD_KAFKA_EVENT_DR:
             return self._serve_dr(ev)
-        except BaseException as exc:
-            self._stash(exc)
-            return 1
-        finally:
-            rd_kafka_event_destroy(ev)
+        return _Handle._serve_client_event(self, ev)
 
     cdef int _serve_pending(self) except -1:
         cdef int n = 0
@@ -579,10 +558,28 @@ cdef class Producer(_Handle):
                         if msgs[i]._private != NULL:
                             cb = _take(msgs[i]._private)
                             if type(cb) is DeliveryFuture:
-                                _fut_join(cb)  # its callbacks may lead back to it
+                                # its callbacks may lead back to it
+                                _fut_join(<DeliveryFuture>cb)
                     n = rd_kafka_event_message_array(ev, msgs, DR_BATCH)
             rd_kafka_event_destroy(ev)
             ev = rd_kafka_queue_poll(self._queue, 0)
+
+
+cdef inline void _vu_message(rd_kafka_vu_t *vus, rd_kafka_topic_t *rkt, int32_t partition,
+                             int msgflags, const char *vp, size_t vn, const char *kp,
+                             size_t kn) noexcept nogil:
+    """The first five entries of a rd_kafka_produceva() call: topic handle, partition, flags,
+    value and key (the produce paths add the rest from vus[5] on)."""
+    vus[0].vtype = RD_KAFKA_VTYPE_RKT
+    vus[0].u.rkt = rkt
+    vus[1].vtype = RD_KAFKA_VTYPE_PARTITION
+    vus[1].u.i32 = partition
+    vus[2].vtype = RD_KAFKA_VTYPE_MSGFLAGS
+    vus[2].u.i = msgflags
+    vus[3].vtype = RD_KAFKA_VTYPE_VALUE
+    vus[3].u.mem.ptr, vus[3].u.mem.size = <void *>vp, vn
+    vus[4].vtype = RD_KAFKA_VTYPE_KEY
+    vus[4].u.mem.ptr, vus[4].u.mem.size = <void *>kp, kn
 
 
 cdef int _raise_produce_error(rd_kafka_resp_err_t err) except -1:

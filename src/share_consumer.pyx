@@ -3,11 +3,6 @@
 # logger, oauth_cb, the acknowledgement-commit callback) are served by librdkafka inside
 # poll(), commit_sync(), commit_async() and close(), on the calling thread.
 
-from cpython.exc cimport PyErr_CheckSignals
-from cpython.number cimport PyNumber_Index
-from libc.stdint cimport int16_t, int32_t, int64_t
-from posix.unistd cimport getpid
-
 from includes.rdkafka cimport (
     RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE,
     RD_KAFKA_PARTITION_UA,
@@ -413,13 +408,17 @@ cdef class ShareConsumer(_Handle):
             self._rkshare, trampoline, <void *>self))
         self._on_ack_commit = callback
 
-    cdef int _serve_ack_commit(self, rd_kafka_share_partition_offsets_list_t *parts,
-                               rd_kafka_resp_err_t err) except -1:
+    cdef void _serve_ack_commit(self, rd_kafka_share_partition_offsets_list_t *parts,
+                                rd_kafka_resp_err_t err) noexcept:
+        """Calls on_ack_commit; what it raises is kept (raised when the serving call
+        returns)."""
         cb = self._on_ack_commit
         if cb is not None:
-            cb(_acked_offsets(parts),
-               None if err == RD_KAFKA_RESP_ERR_NO_ERROR else KafkaException(KafkaError(<int>err)))
-        return 0
+            try:
+                cb(_acked_offsets(parts), None if err == RD_KAFKA_RESP_ERR_NO_ERROR
+                   else KafkaException(KafkaError(<int>err)))
+            except BaseException as exc:
+                self._stash(exc)
 
     def set_sasl_credentials(self, username, password):
         """Set SASL PLAIN/SCRAM credentials for the next authentication."""
@@ -476,9 +475,5 @@ cdef void _ack_commit_trampoline(rd_kafka_share_t *rkshare,
                                  rd_kafka_share_partition_offsets_list_t *partitions,
                                  rd_kafka_resp_err_t err, void *opaque) noexcept with gil:
     cdef ShareConsumer c = <ShareConsumer>opaque
-    if c._callbacks_off:
-        return
-    try:
+    if not c._callbacks_off:
         c._serve_ack_commit(partitions, err)
-    except BaseException as exc:
-        c._stash(exc)

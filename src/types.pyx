@@ -2,18 +2,6 @@
 # conversion between C and Python: strings, messages, headers, partition lists, metadata, and the
 # Python buffers and header lists produce() hands to librdkafka.
 
-from cpython.buffer cimport PyBUF_SIMPLE, PyObject_GetBuffer
-from cpython.number cimport PyNumber_Index
-from cpython.bytes cimport (
-    PyBytes_AS_STRING,
-    PyBytes_CheckExact,
-    PyBytes_FromStringAndSize,
-    PyBytes_GET_SIZE,
-)
-from libc.stdint cimport int32_t, int64_t
-from libc.stdlib cimport malloc
-from libc.string cimport memcpy, strcmp
-
 from includes.python cimport PyUnicode_AsUTF8AndSize
 
 
@@ -289,19 +277,39 @@ cdef inline rd_kafka_headers_t *_headers_of(const rd_kafka_message_t *rkm) noexc
     return hdrs
 
 
+# One header of a message at a time: _headers_start(), then _next_header() until False.
+ctypedef struct _Header:
+    rd_kafka_headers_t *hdrs
+    size_t i                # the next header's index
+    const char *name        # the current header
+    const void *val
+    size_t size
+
+
+cdef inline bint _headers_start(_Header *h, const rd_kafka_message_t *rkm) noexcept:
+    """Points ``h`` before the message's first header; False when it has no headers."""
+    h.hdrs = _headers_of(rkm)
+    h.i = 0
+    return h.hdrs != NULL
+
+
+cdef inline bint _next_header(_Header *h) noexcept:
+    """The next header into h.name, h.val and h.size; False after the last."""
+    if (h.hdrs == NULL or rd_kafka_header_get_all(h.hdrs, h.i, &h.name, &h.val, &h.size)
+            != RD_KAFKA_RESP_ERR_NO_ERROR):
+        return False
+    h.i += 1
+    return True
+
+
 cdef list _headers_from_c(const rd_kafka_message_t *rkm):
-    cdef rd_kafka_headers_t *hdrs = _headers_of(rkm)
-    cdef size_t i = 0
-    cdef const char *name
-    cdef const void *val
-    cdef size_t size
-    if hdrs == NULL:
+    cdef _Header h
+    if not _headers_start(&h, rkm):
         return None
     out = []
-    while rd_kafka_header_get_all(hdrs, i, &name, &val, &size) == RD_KAFKA_RESP_ERR_NO_ERROR:
-        out.append((_cstr(name),
-                    None if val == NULL else PyBytes_FromStringAndSize(<const char *>val, size)))
-        i += 1
+    while _next_header(&h):
+        out.append((_cstr(h.name), None if h.val == NULL
+                    else PyBytes_FromStringAndSize(<const char *>h.val, h.size)))
     return out
 
 

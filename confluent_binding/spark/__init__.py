@@ -52,22 +52,14 @@ from pyspark.sql.datasource import (
     InputPartition,
     WriterCommitMessage,
 )
+from pyspark.sql.pandas.types import from_arrow_schema
 from pyspark.sql.streaming.datasource import (
     ReadAllAvailable,
     ReadMaxRows,
     ReadMinRows,
     SupportsTriggerAvailableNow,
 )
-from pyspark.sql.types import (
-    ArrayType,
-    BinaryType,
-    IntegerType,
-    LongType,
-    StringType,
-    StructField,
-    StructType,
-    TimestampType,
-)
+from pyspark.sql.types import StructType
 
 from .._arrow import schema as arrow_schema
 from ._options import SourceOptions, flag, lowered, source_options
@@ -83,28 +75,9 @@ NAME = "cbkafka"
 
 
 def kafka_schema(include_headers: bool = False) -> StructType:
-    """The Spark schema of the source: the built-in connector's."""
-    fields = [
-        StructField("key", BinaryType()),
-        StructField("value", BinaryType()),
-        StructField("topic", StringType()),
-        StructField("partition", IntegerType()),
-        StructField("offset", LongType()),
-        StructField("timestamp", TimestampType()),
-        StructField("timestampType", IntegerType()),
-    ]
-    if include_headers:
-        fields.append(
-            StructField(
-                "headers",
-                ArrayType(
-                    StructType(
-                        [StructField("key", StringType()), StructField("value", BinaryType())]
-                    )
-                ),
-            )
-        )
-    return StructType(fields)
+    """The Spark schema of the source: the built-in connector's, converted from the Arrow schema
+    of the batches the source reads (:func:`arrow_schema`, the one list of the columns)."""
+    return from_arrow_schema(arrow_schema(include_headers), prefer_timestamp_ntz=False)
 
 
 def register(spark: Any) -> None:

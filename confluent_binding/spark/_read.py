@@ -52,7 +52,7 @@ def read_range(
             if batch.num_rows:
                 deadline = time.monotonic() + poll_timeout_ms / 1000.0
                 yield batch
-                if batch.column(4)[-1].as_py() + 1 >= rng.end:
+                if batch.column("offset")[-1].as_py() + 1 >= rng.end:
                     return
             # Records that are not data (transaction markers) may end a range: the consumer's
             # position then passes the end without a record at end - 1.
