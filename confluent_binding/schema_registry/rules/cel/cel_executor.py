@@ -105,13 +105,32 @@ def _is_protobuf(value):
     return hasattr(value, "DESCRIPTOR") and hasattr(value, "SerializeToString")
 
 
+class _Programs:
+    """CEL expressions compiled once (with the functions of :mod:`.extra_func`) and kept, for
+    every thread; the rule executors and the validator each keep one."""
+
+    def __init__(self):
+        self._env = celpy.Environment(runner_class=InterpretedRunner)
+        self._compiled = {}
+        self._lock = threading.Lock()
+
+    def get(self, expr):
+        """The program of ``expr``, compiled on first use (celpy's parse error if it does not
+        compile)."""
+        with self._lock:
+            program = self._compiled.get(expr)
+        if program is None:
+            program = self._env.program(self._env.compile(expr), functions=EXTRA_FUNCS)
+            with self._lock:
+                self._compiled[expr] = program
+        return program
+
+
 class CelExecutor(RuleExecutor):
     """Runs ``CEL`` rules over the whole record."""
 
     def __init__(self):
-        self._env = celpy.Environment(runner_class=InterpretedRunner)
-        self._programs = {}
-        self._lock = threading.Lock()
+        self._programs = _Programs()
 
     def type(self):
         """The rule type this executor runs: ``"CEL"``."""
@@ -155,12 +174,7 @@ class CelExecutor(RuleExecutor):
             raise ValueError("Target schema is None")
         if schema.schema_type is None:
             raise ValueError("Target schema type is None")
-        with self._lock:
-            program = self._programs.get(expr)
-        if program is None:
-            program = self._env.program(self._env.compile(expr), functions=EXTRA_FUNCS)
-            with self._lock:
-                self._programs[expr] = program
+        program = self._programs.get(expr)
         if "now" in expr and "now" not in args:
             args["now"] = celtypes.TimestampType(datetime.datetime.now(datetime.timezone.utc))
         result = program.evaluate(args)

@@ -9,14 +9,13 @@ value through its descriptor, a message with Protobuf's presence.
 """
 
 import datetime
-import threading
 
 import celpy
 from celpy import celtypes
 from google.protobuf import descriptor
 
 from ..._rules import RuleError, ValidationRule, ValidationRuleExecutor
-from .cel_executor import to_cel
+from .cel_executor import _Programs, to_cel
 from .cel_field_presence import InterpretedRunner
 from .constraints import _field_value_to_cel
 from .decimal_funcs import decimal_boundary_value
@@ -42,9 +41,7 @@ class CelValidator(ValidationRuleExecutor):
     (thread-safe)."""
 
     def __init__(self):
-        self._env = celpy.Environment(runner_class=InterpretedRunner)
-        self._programs = {}
-        self._lock = threading.Lock()
+        self._programs = _Programs()
 
     def execute(self, rule, schema, message):
         """Evaluate ``rule`` over ``message`` (bound as ``this``, with ``now``).
@@ -73,7 +70,7 @@ class CelValidator(ValidationRuleExecutor):
         except Exception as e:
             raise RuleError("Could not convert value for validation rule '{}'".format(name)) from e
         try:
-            program = self._program(rule.expr)
+            program = self._programs.get(rule.expr)
         except celpy.CELParseError as e:
             raise RuleError("Could not compile validation rule '{}'".format(name)) from e
         now = celtypes.TimestampType(datetime.datetime.now(datetime.timezone.utc))
@@ -89,11 +86,3 @@ class CelValidator(ValidationRuleExecutor):
         raise RuleError("Validation rule '{}' must return bool or string; got {}".format(
             name, type(result).__name__))
 
-    def _program(self, expr):
-        with self._lock:
-            program = self._programs.get(expr)
-        if program is None:
-            program = self._env.program(self._env.compile(expr), functions=EXTRA_FUNCS)
-            with self._lock:
-                self._programs[expr] = program
-        return program

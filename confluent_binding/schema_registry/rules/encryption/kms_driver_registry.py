@@ -4,9 +4,12 @@ and unwraps DEKs with a KEK whose URL starts with its prefix (``local-kms://``,
 
 import abc
 import threading
-from typing import List
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from ..._rules import RuleError
+
+if TYPE_CHECKING:  # tink is needed only once a client is made
+    from tink import KmsClient
 
 __all__ = ["KmsDriver", "RuleError", "get_kms_driver", "register_kms_driver",
            "reset_kms_drivers"]
@@ -30,15 +33,28 @@ class KmsDriver(metaclass=abc.ABCMeta):
 
 
 class _PrefixDriver(KmsDriver):
-    """A driver of the key URLs starting with its ``prefix``; ``register()`` adds one."""
+    """A driver of the key URLs starting with its ``prefix`` (its module says which settings
+    its clients read); ``register()`` adds one to the registry of drivers, as confluent-kafka's
+    drivers do."""
 
     prefix = ""
 
     def get_key_url_prefix(self) -> str:
         return self.prefix
 
+    def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> "KmsClient":
+        """A KMS client for ``key_url`` (any key under the driver's prefix when None),
+        configured by ``conf``: the rule's parameters and the KEK's KMS properties (the
+        driver's module lists the settings it reads)."""
+        return self._client(conf, key_url or self.prefix)
+
+    @abc.abstractmethod
+    def _client(self, conf: Dict[str, Any], key_url: str) -> "KmsClient":
+        """:meth:`new_kms_client` with the key URL defaulted."""
+
     @classmethod
     def register(cls) -> None:
+        """Add an instance of this driver to the registry of drivers."""
         register_kms_driver(cls())
 
 

@@ -1,10 +1,11 @@
 """The ``aws-kms://`` driver: the KMS key's ARN follows the prefix. Credentials: the rule's
 ``access.key.id`` and ``secret.access.key``, else its ``profile``, else boto3's default chain;
 with ``role.arn`` (or ``AWS_ROLE_ARN``) the role is assumed (``role.session.name``,
-``role.external.id``) unless ``AWS_WEB_IDENTITY_TOKEN_FILE`` is set."""
+``role.external.id``, or the ``AWS_ROLE_*`` variables) unless ``AWS_WEB_IDENTITY_TOKEN_FILE``
+is set."""
 
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 from tink import KmsClient, TinkError
 
@@ -14,12 +15,6 @@ from ..kms_driver_registry import KmsDriver, _PrefixDriver, register_kms_driver
 __all__ = ["AwsKmsDriver", "KmsDriver", "register_kms_driver"]
 
 _PREFIX = "aws-kms://"
-_ACCESS_KEY_ID = "access.key.id"
-_SECRET_ACCESS_KEY = "secret.access.key"
-_PROFILE = "profile"
-_ROLE_ARN = "role.arn"
-_ROLE_SESSION_NAME = "role.session.name"
-_ROLE_EXTERNAL_ID = "role.external.id"
 
 
 def _region(key_url: str) -> str:
@@ -32,37 +27,33 @@ def _region(key_url: str) -> str:
     return parts[3]
 
 
+def _aws_sdk(module: str) -> Any:
+    return require(module, "AWS KMS", "encryption-aws")
+
+
 class AwsKmsDriver(_PrefixDriver):
-    """The driver of ``aws-kms://`` key URLs; ``AwsKmsDriver.register()`` adds it to the
-    registry of drivers, as confluent-kafka's does.
-    """
+    """The driver of ``aws-kms://`` key URLs (its settings: see the module)."""
 
     prefix = _PREFIX
 
-    def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
-        """A KMS client for ``key_url`` (any ``aws-kms://`` key when None), configured by
-        ``conf``: ``access.key.id`` and ``secret.access.key``, or ``profile``, else boto3's
-        default credentials; ``role.arn`` (``role.session.name``, ``role.external.id``, or the
-        ``AWS_ROLE_*`` variables) to assume a role.
-        """
-        key_url = key_url or _PREFIX
-        boto3 = require("boto3", "AWS KMS", "encryption-aws")
-        awskms = require("tink.integration.awskms", "AWS KMS", "encryption-aws")
+    def _client(self, conf: Dict[str, Any], key_url: str) -> KmsClient:
+        boto3 = _aws_sdk("boto3")
+        awskms = _aws_sdk("tink.integration.awskms")
         region = _region(key_url)
-        key, secret = conf.get(_ACCESS_KEY_ID), conf.get(_SECRET_ACCESS_KEY)
+        key, secret = conf.get("access.key.id"), conf.get("secret.access.key")
         if key is not None and secret is not None:
             session = boto3.Session(region_name=region, aws_access_key_id=key,
                                     aws_secret_access_key=secret)
-        elif conf.get(_PROFILE) is not None:
-            session = boto3.Session(region_name=region, profile_name=conf[_PROFILE])
+        elif conf.get("profile") is not None:
+            session = boto3.Session(region_name=region, profile_name=conf["profile"])
         else:
             session = boto3.Session(region_name=region)
-        role_arn = setting(conf, _ROLE_ARN, "AWS_ROLE_ARN")
+        role_arn = setting(conf, "role.arn", "AWS_ROLE_ARN")
         if role_arn is not None and os.getenv("AWS_WEB_IDENTITY_TOKEN_FILE") is None:
-            credentials = require("botocore.credentials", "AWS KMS", "encryption-aws")
+            credentials = _aws_sdk("botocore.credentials")
             params = {"RoleArn": role_arn, "RoleSessionName": setting(
-                conf, _ROLE_SESSION_NAME, "AWS_ROLE_SESSION_NAME") or "confluent-encrypt"}
-            external_id = setting(conf, _ROLE_EXTERNAL_ID, "AWS_ROLE_EXTERNAL_ID")
+                conf, "role.session.name", "AWS_ROLE_SESSION_NAME") or "confluent-encrypt"}
+            external_id = setting(conf, "role.external.id", "AWS_ROLE_EXTERNAL_ID")
             if external_id is not None:
                 params["ExternalId"] = external_id
             refresher = credentials.create_assume_role_refresher(session.client("sts"), params)

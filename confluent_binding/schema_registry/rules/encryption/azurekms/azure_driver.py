@@ -3,7 +3,7 @@
 ``encrypt.azure.key.version.save`` (``true``) names the key version in each wrapped DEK (see
 :mod:`.azure_aead`)."""
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 from tink import KmsClient
 
@@ -23,15 +23,9 @@ __all__ = ["AzureKmsClient", "AzureKmsDriver", "ENCRYPT_AZURE_KEY_VERSION_SAVE",
 
 
 class AzureKmsDriver(_PrefixDriver):
-    """The driver of ``azure-kms://`` key URLs; ``AzureKmsDriver.register()`` adds it to the
-    registry of drivers, as confluent-kafka's does.
-    """
+    """The driver of ``azure-kms://`` key URLs (its settings: see the module)."""
 
     prefix = AZURE_KEYURI_PREFIX
 
-    def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
-        """A KMS client for ``key_url`` (any ``azure-kms://`` key when None), configured by
-        ``conf``: ``tenant.id``, ``client.id`` and ``client.secret``, else Azure's default
-        credentials.
-        """
-        return AzureKmsClient(key_url or AZURE_KEYURI_PREFIX, _get_credentials(conf), conf)
+    def _client(self, conf: Dict[str, Any], key_url: str) -> KmsClient:
+        return AzureKmsClient(key_url, _get_credentials(conf), conf)

@@ -85,34 +85,18 @@ class _Json:
         return cls(**values)
 
 
-_KEK_JSON = (("name", "name"), ("kms_type", "kmsType"), ("kms_key_id", "kmsKeyId"),
-             ("kms_props", "kmsProps"), ("doc", "doc"), ("shared", "shared"))
+_KEK_JSON: Tuple[Tuple[str, str], ...] = (
+    ("name", "name"), ("kms_type", "kmsType"), ("kms_key_id", "kmsKeyId"),
+    ("kms_props", "kmsProps"), ("doc", "doc"), ("shared", "shared"))
 _DEK_JSON = (("subject", "subject"), ("version", "version"), ("algorithm", "algorithm"),
              ("encrypted_key_material", "encryptedKeyMaterial"))
 
 
 @dataclass
-class Kek(_Json):
-    """A key-encryption key: ``kms_key_id`` names it in the KMS of ``kms_type``; a ``shared``
-    KEK lets the registry itself create and unwrap its DEKs."""
-
-    name: Optional[str]
-    kms_type: Optional[str]
-    kms_key_id: Optional[str]
-    kms_props: Optional[KekKmsProps]
-    doc: Optional[str]
-    shared: Optional[bool]
-    ts: Optional[int] = None
-    deleted: Optional[bool] = None
-
-    _json = _KEK_JSON + (("ts", "ts"), ("deleted", "deleted"))
-
-
-@dataclass
-class CreateKekRequest(_Json):
-    """The body of a KEK registration (``POST /dek-registry/v1/keks``): the KEK's name, KMS
-    type and key id, KMS properties, doc and whether it is shared with the registry.
-    """
+class _KekFields(_Json):
+    """What a KEK is registered with (its name, KMS type and key id, KMS properties, doc,
+    whether it is shared), in that order: the first fields of :class:`Kek` and
+    :class:`CreateKekRequest`."""
 
     name: Optional[str]
     kms_type: Optional[str]
@@ -122,6 +106,24 @@ class CreateKekRequest(_Json):
     shared: Optional[bool]
 
     _json = _KEK_JSON
+
+
+@dataclass
+class Kek(_KekFields):
+    """A key-encryption key: ``kms_key_id`` names it in the KMS of ``kms_type``; a ``shared``
+    KEK lets the registry itself create and unwrap its DEKs."""
+
+    ts: Optional[int] = None
+    deleted: Optional[bool] = None
+
+    _json = _KEK_JSON + (("ts", "ts"), ("deleted", "deleted"))
+
+
+@dataclass
+class CreateKekRequest(_KekFields):
+    """The body of a KEK registration (``POST /dek-registry/v1/keks``): the KEK's name, KMS
+    type and key id, KMS properties, doc and whether it is shared with the registry.
+    """
 
 
 class DekAlgorithm(str, Enum):

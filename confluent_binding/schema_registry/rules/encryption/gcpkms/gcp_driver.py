@@ -2,48 +2,36 @@
 ``client.email``, ``private.key.id``, ``private.key`` (``account.type`` must be
 ``service_account``, ``token.uri`` optional), else Google's application default credentials."""
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict
 
 from tink import KmsClient, TinkError
 
 from .._sdk import require
 from ..kms_driver_registry import KmsDriver, _PrefixDriver, register_kms_driver
-from .gcp_client import GcpKmsClient
+from .gcp_client import GCP_KEYURI_PREFIX, GcpKmsClient
 
 __all__ = ["GcpKmsDriver", "KmsDriver", "register_kms_driver"]
 
-_PREFIX = "gcp-kms://"
-_ACCOUNT_TYPE = "account.type"
-_CLIENT_ID = "client.id"
-_CLIENT_EMAIL = "client.email"
-_PRIVATE_KEY_ID = "private.key.id"
-_PRIVATE_KEY = "private.key"
-_TOKEN_URI = "token.uri"
+# the service account's fields: the rule's parameter, and the key of Google's account info
+_ACCOUNT_FIELDS = (("client.id", "client_id"), ("client.email", "client_email"),
+                   ("private.key.id", "private_key_id"), ("private.key", "private_key"))
 
 
 class GcpKmsDriver(_PrefixDriver):
-    """The driver of ``gcp-kms://`` key URLs; ``GcpKmsDriver.register()`` adds it to the
-    registry of drivers, as confluent-kafka's does.
-    """
+    """The driver of ``gcp-kms://`` key URLs (its settings: see the module)."""
 
-    prefix = _PREFIX
+    prefix = GCP_KEYURI_PREFIX
 
-    def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
-        """A KMS client for ``key_url`` (any ``gcp-kms://`` key when None), configured by
-        ``conf``: a service account's ``client.id``, ``client.email``, ``private.key.id`` and
-        ``private.key`` (``account.type``, ``token.uri``), else Google's default credentials.
-        """
-        account_type = conf.get(_ACCOUNT_TYPE) or "service_account"
+    def _client(self, conf: Dict[str, Any], key_url: str) -> KmsClient:
+        account_type = conf.get("account.type") or "service_account"
         if account_type != "service_account":
             raise TinkError("account.type must be 'service_account'")
-        fields = [conf.get(k) for k in (_CLIENT_ID, _CLIENT_EMAIL, _PRIVATE_KEY_ID, _PRIVATE_KEY)]
+        info = {name: conf.get(param) for param, name in _ACCOUNT_FIELDS}
         credentials = None
-        if None not in fields:
+        if None not in info.values():
             service_account = require("google.oauth2.service_account", "Google Cloud KMS",
                                       "encryption-gcp")
-            client_id, client_email, private_key_id, private_key = fields
-            credentials = service_account.Credentials.from_service_account_info({
-                "type": account_type, "client_id": client_id, "client_email": client_email,
-                "private_key_id": private_key_id, "private_key": private_key,
-                "token_uri": conf.get(_TOKEN_URI) or "https://oauth2.googleapis.com/token"})
-        return GcpKmsClient(key_url or _PREFIX, credentials)
+            info.update(type=account_type,
+                        token_uri=conf.get("token.uri") or "https://oauth2.googleapis.com/token")
+            credentials = service_account.Credentials.from_service_account_info(info)
+        return GcpKmsClient(key_url, credentials)

@@ -11,44 +11,33 @@ from tink import KmsClient
 
 from .._sdk import setting
 from ..kms_driver_registry import KmsDriver, _PrefixDriver, register_kms_driver
-from .hcvault_client import HcVaultKmsClient
+from .hcvault_client import VAULT_KEYURI_PREFIX, HcVaultKmsClient
 
 __all__ = ["HcVaultKmsClient", "HcVaultKmsDriver", "KmsDriver", "register_kms_driver"]
 
-_PREFIX = "hcvault://"
-_TOKEN_ID = "token.id"
-_NAMESPACE = "namespace"
-_APPROLE_ROLE_ID = "approle.role.id"
-_APPROLE_SECRET_ID = "approle.secret.id"
-_SSL_CA_LOCATION = "ssl.ca.location"
+# the client's token, namespace, AppRole role and secret ids: the rule's parameter, else the
+# environment variable
+_SETTINGS = (("token.id", "VAULT_TOKEN"), ("namespace", "VAULT_NAMESPACE"),
+             ("approle.role.id", "VAULT_APPROLE_ROLE_ID"),
+             ("approle.secret.id", "VAULT_APPROLE_SECRET_ID"))
 _SSL_CERTIFICATE_LOCATION = "ssl.certificate.location"
 _SSL_KEY_LOCATION = "ssl.key.location"
 
 
 class HcVaultKmsDriver(_PrefixDriver):
-    """The driver of ``hcvault://`` key URLs; ``HcVaultKmsDriver.register()`` adds it to the
-    registry of drivers, as confluent-kafka's does.
-    """
+    """The driver of ``hcvault://`` key URLs (its settings: see the module)."""
 
-    prefix = _PREFIX
+    prefix = VAULT_KEYURI_PREFIX
 
-    def new_kms_client(self, conf: Dict[str, Any], key_url: Optional[str]) -> KmsClient:
-        """A KMS client for ``key_url`` (any ``hcvault://`` key when None), configured by
-        ``conf``: ``token.id`` (``VAULT_TOKEN``), ``namespace``, ``approle.role.id`` and
-        ``approle.secret.id`` for AppRole, ``ssl.ca.location``, ``ssl.certificate.location`` and
-        ``ssl.key.location`` (each also from its ``VAULT_*`` variable).
-        """
-        return HcVaultKmsClient(
-            key_url or _PREFIX, setting(conf, _TOKEN_ID, "VAULT_TOKEN"),
-            setting(conf, _NAMESPACE, "VAULT_NAMESPACE"),
-            setting(conf, _APPROLE_ROLE_ID, "VAULT_APPROLE_ROLE_ID"),
-            setting(conf, _APPROLE_SECRET_ID, "VAULT_APPROLE_SECRET_ID"),
-            self._get_verify(conf), self._get_cert(conf))
+    def _client(self, conf: Dict[str, Any], key_url: str) -> KmsClient:
+        token, ns, role_id, secret_id = (setting(conf, param, env) for param, env in _SETTINGS)
+        return HcVaultKmsClient(key_url, token, ns, role_id, secret_id, self._get_verify(conf),
+                                self._get_cert(conf))
 
     @staticmethod
     def _get_verify(conf: Dict[str, Any]) -> Union[bool, str]:
         # an empty location means unset: it must never turn verification off
-        return conf.get(_SSL_CA_LOCATION) or os.getenv("VAULT_CACERT") or True
+        return conf.get("ssl.ca.location") or os.getenv("VAULT_CACERT") or True
 
     @staticmethod
     def _get_cert(conf: Dict[str, Any]) -> Optional[Union[str, Tuple[str, str]]]:
