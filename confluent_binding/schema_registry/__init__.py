@@ -11,29 +11,11 @@ from ..serialization import (  # noqa: F401  (confluent's module imports these t
     SerializationContext,
     SerializationError,
 )
+from . import _associations, _types
+from ._associations import *  # noqa: F403  (the value types, _associations.__all__)
+from ._types import *  # noqa: F403  (the value types, _types.__all__)
 from .error import SchemaRegistryError
-from .schema_registry_client import (
-    Association,
-    AssociationCreateOrUpdateInfo,
-    AssociationCreateOrUpdateRequest,
-    AssociationInfo,
-    AssociationResponse,
-    AsyncSchemaRegistryClient,
-    ConfigCompatibilityLevel,
-    Metadata,
-    MetadataProperties,
-    MetadataTags,
-    RegisteredSchema,
-    Rule,
-    RuleKind,
-    RuleMode,
-    RuleParams,
-    RuleSet,
-    Schema,
-    SchemaReference,
-    SchemaRegistryClient,
-    ServerConfig,
-)
+from .schema_registry_client import AsyncSchemaRegistryClient, SchemaRegistryClient
 from .serde import (
     dual_schema_id_deserializer,
     header_schema_id_serializer,
@@ -48,27 +30,9 @@ from .serde import (
 )
 
 __all__ = [
-    "Association",
-    "AssociationCreateOrUpdateInfo",
-    "AssociationCreateOrUpdateRequest",
-    "AssociationInfo",
-    "AssociationResponse",
-    "ConfigCompatibilityLevel",
-    "Metadata",
-    "MetadataProperties",
-    "MetadataTags",
-    "RegisteredSchema",
-    "Rule",
-    "RuleKind",
-    "RuleMode",
-    "RuleParams",
-    "RuleSet",
-    "Schema",
     "SchemaRegistryClient",
     "AsyncSchemaRegistryClient",
     "SchemaRegistryError",
-    "SchemaReference",
-    "ServerConfig",
     "topic_subject_name_strategy",
     "topic_record_subject_name_strategy",
     "record_subject_name_strategy",
@@ -77,6 +41,8 @@ __all__ = [
     "dual_schema_id_deserializer",
     "prefix_schema_id_deserializer",
 ]
+__all__ += _types.__all__
+__all__ += _associations.__all__
 
 # loaded with the package, as confluent-kafka's; the mock client serves
 # SchemaRegistryClient.new_client's mock:// URLs once loaded; the OAuth token clients' drivers

@@ -11,16 +11,21 @@ executor, so the loop never waits on the registry.
 import asyncio
 import functools
 import inspect
-import logging
-from typing import Optional
+import types
+from typing import Any, Optional, Tuple, Type
 
 from .._serdes import maybe_await
-from ..serialization import Deserializer, Serializer
+from ..serialization import Deserializer, DeserializerBuilder, Serializer, SerializerBuilder
 from ._rest import WouldBlock, cached_only, executor_context, may_block, run_blocking
 from ._rule_runner import WRITE_BACKS, write_back
-from ._serde import AssociatedNameStrategy, _SerdeBuilder, serde_build_steps
-
-log = logging.getLogger(__name__)
+from ._serde import (
+    AssociatedNameStrategy,
+    _serde_builders,
+    _SerdeBuilder,
+    close_after_failure,
+    serde_build_steps,
+)
+from ._steps import drive
 
 __all__ = [
     "AsyncAssociatedNameStrategy",
@@ -250,32 +255,16 @@ async def async_build_serde(schema_registry_client, schema_registry_conf, constr
     serde_build_steps`, awaited)."""
     from .schema_registry_client import AsyncSchemaRegistryClient
 
-    steps = serde_build_steps(schema_registry_client, schema_registry_conf,
-                              AsyncSchemaRegistryClient.new_client)
-    result, error = None, None
-    while True:
-        try:
-            what, obj, why = steps.throw(error) if error is not None else steps.send(result)
-        except StopIteration as done:
-            return done.value
-        result, error = None, None
-        try:
-            if what == "construct":
-                result = await construct(obj)
-            elif what == "init":
-                if init is not None:
-                    await maybe_await(init(obj))
-            else:
-                await _aclose_after_failure(obj.aclose, why)
-        except BaseException as e:
-            error = e
+    async def perform(step):
+        what, obj, why = step
+        if what == "construct":
+            return await construct(obj)
+        if what == "init":
+            return None if init is None else await maybe_await(init(obj))
+        await close_after_failure(obj.aclose, why)
 
-
-async def _aclose_after_failure(aclose, what):
-    try:
-        await aclose()
-    except Exception:  # the original failure is the one to raise
-        log.warning("Failed to close %s", what, exc_info=True)
+    return await drive(serde_build_steps(schema_registry_client, schema_registry_conf,
+                                         AsyncSchemaRegistryClient.new_client), perform)
 
 
 class _AsyncSerdeBuilder(_SerdeBuilder):
@@ -291,3 +280,57 @@ class _AsyncSerdeBuilder(_SerdeBuilder):
             values["schema_registry_client"], values["schema_registry_config"],
             lambda client: self._make(client, values), values.get(self._init_field))
         return serde, dict(conf)
+
+
+_BUILDER_DOC = ("{blocking} for the asyncio clients: ``build()`` is a coroutine making an\n"
+                "    {serde}")
+_TWIN_DOCS = {
+    "Serializer": """The asyncio {blocking}: ``ser = await {name}(...)`` with
+    {blocking}'s arguments (the client an :class:`AsyncSchemaRegistryClient`), then
+    ``data = await ser(obj, ctx)``; the same bytes as {blocking}.""",
+    "Deserializer": """The asyncio {blocking}: ``de = await {name}(...)`` with
+    {blocking}'s arguments, then ``obj = await de(data, ctx)``.""",
+    "SerializerBuilder": _BUILDER_DOC + " (``serializer_init`` may be a coroutine function).",
+    "DeserializerBuilder": _BUILDER_DOC + ".",
+}
+
+
+def _twin(blocking: type, role: str, bases: Tuple[type, ...], attrs: dict,
+          serde: str = "") -> Any:
+    """The asyncio class over ``blocking`` (a ``role`` of :data:`_TWIN_DOCS`): named
+    ``Async<blocking's name>``, documented after its role and placed in ``blocking``'s module,
+    as if written there."""
+    name = "Async" + blocking.__name__
+    namespace = dict(attrs, __module__=blocking.__module__, __qualname__=name,
+                     __doc__=_TWIN_DOCS[role].format(blocking=blocking.__name__, name=name,
+                                                     serde=serde))
+    return types.new_class(name, bases, exec_body=lambda ns: ns.update(namespace))
+
+
+def _async_twins(serializer_builder: Type[_SerdeBuilder], deserializer_builder: Type[_SerdeBuilder],
+                **serializer_attrs: Any) -> Tuple[Any, Any, Any, Any]:
+    """A format's asyncio serdes and their builders, made from its blocking builders (which name
+    the blocking serdes, ``_serde_type``): ``Async<Format>Serializer``,
+    ``Async<Format>Deserializer``, ``Async<Format>SerializerBuilder`` and
+    ``Async<Format>DeserializerBuilder``, in that order; ``serializer_attrs`` are class
+    attributes the serializer offers besides (confluent-kafka's, e.g. a static helper)."""
+    serializer = _twin(serializer_builder._serde_type, "Serializer", (AsyncBaseSerializer,),
+                       dict(serializer_attrs, _blocking_type=serializer_builder._serde_type))
+    deserializer = _twin(deserializer_builder._serde_type, "Deserializer",
+                         (AsyncBaseDeserializer,),
+                         {"_blocking_type": deserializer_builder._serde_type})
+    builders = tuple(
+        _twin(builder, kind.__name__, (_AsyncSerdeBuilder, kind),
+              {"_fields": builder._fields, "_init_field": builder._init_field,
+               "_parameters": builder._parameters, "_serde_type": serde}, serde.__name__)
+        for builder, kind, serde in ((serializer_builder, SerializerBuilder, serializer),
+                                     (deserializer_builder, DeserializerBuilder, deserializer)))
+    return serializer, deserializer, builders[0], builders[1]
+
+
+def _serde_family(serializer, deserializer, **serializer_attrs):
+    """A format's builders and asyncio classes, made from its blocking serdes:
+    ``<serializer>Builder``, ``<deserializer>Builder`` (:func:`~._serde._serde_builders`), then
+    :func:`_async_twins`' four."""
+    builders = _serde_builders(serializer, deserializer)
+    return builders + _async_twins(*builders, **serializer_attrs)

@@ -34,11 +34,13 @@ import ssl
 import threading
 import time
 import urllib.parse
-from typing import Any, Callable, Dict, Generator, List, Optional, Tuple, Type
+from typing import Any, Awaitable, Callable, Dict, Generator, List, Optional, Tuple, Type
 
+from .._serdes import maybe_await
 from . import _oauth
 from ._oauth import normalize_identity_pool
 from ._retry import full_jitter, is_retriable, is_success, retry_after_ms, retry_wait_ms
+from ._steps import drive, finish
 from .error import SchemaRegistryConnectionError, SchemaRegistryError
 
 __all__ = ["RestClient", "VALID_AUTH_PROVIDERS", "full_jitter", "is_retriable", "is_success",
@@ -534,6 +536,33 @@ class _BaseRestClient:
             yield ("wait", wait_ms / 1000)
             attempt += 1
 
+    async def _send(
+        self, path: str, method: str, body: Optional[dict], query: Optional[dict]
+    ) -> Any:
+        """One request, as :meth:`_call_steps` describes it, its steps taken by this client's
+        transport, ``_headers`` and ``_sleep`` (the asyncio client's awaited)."""
+        # (a bearer token's Authorization header wins over basic credentials)
+        client_auth = self.bearer is None
+
+        async def perform(step: Tuple[Any, ...]) -> Any:
+            if step[0] == "send":
+                _, method, url, headers, data = step
+                result = self._transport.request(method, url, headers, data,
+                                                 client_auth=client_auth)
+            elif step[0] == "wait":
+                result = self._sleep(step[1])
+            else:
+                result = self._headers(step[1])
+            return await maybe_await(result)
+
+        return await drive(self._call_steps(path, method, body, query), perform,
+                           _httpx().TransportError)
+
+    def _headers(self, body: Optional[bytes]) -> Any:
+        raise NotImplementedError
+
+    def _sleep(self, seconds: float) -> Any:
+        raise NotImplementedError
 
 class RestClient(_BaseRestClient):
     """Parses a confluent-style config dict and sends requests to the registry, blocking."""
@@ -572,29 +601,10 @@ class RestClient(_BaseRestClient):
         :class:`SchemaRegistryConnectionError`."""
         if not may_block():
             raise WouldBlock()
-        steps = self._call_steps(path, method, body, query)
-        no_answer = _httpx().TransportError
-        # (a bearer token's Authorization header wins over basic credentials)
-        client_auth = self.bearer is None
-        reply: Any = None
-        error: Optional[BaseException] = None
-        while True:
-            try:
-                step = steps.send(reply) if error is None else steps.throw(error)
-            except StopIteration as stop:
-                return stop.value
-            reply = error = None
-            if step[0] == "send":
-                try:
-                    _, method, url, headers, data = step
-                    reply = self._transport.request(method, url, headers, data,
-                                                    client_auth=client_auth)
-                except no_answer as e:
-                    error = e
-            elif step[0] == "wait":
-                time.sleep(step[1])
-            else:
-                reply = self._headers(step[1])
+        return finish(self._send(path, method, body, query))
+
+    def _sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
 
     def close(self) -> None:
         """Close the kept-alive connections (a later request opens new ones)."""
@@ -641,28 +651,10 @@ class _AsyncRestClient(_BaseRestClient):
         self, path: str, method: str, body: Optional[dict] = None, query: Optional[dict] = None
     ) -> Any:
         """:meth:`RestClient.send_request`, awaited."""
-        steps = self._call_steps(path, method, body, query)
-        no_answer = _httpx().TransportError
-        client_auth = self.bearer is None
-        reply: Any = None
-        error: Optional[BaseException] = None
-        while True:
-            try:
-                step = steps.send(reply) if error is None else steps.throw(error)
-            except StopIteration as stop:
-                return stop.value
-            reply = error = None
-            if step[0] == "send":
-                try:
-                    _, method, url, headers, data = step
-                    reply = await self._transport.request(method, url, headers, data,
-                                                          client_auth=client_auth)
-                except no_answer as e:
-                    error = e
-            elif step[0] == "wait":
-                await asyncio.sleep(step[1])
-            else:
-                reply = await self._headers(step[1])
+        return await self._send(path, method, body, query)
+
+    def _sleep(self, seconds: float) -> Awaitable[None]:
+        return asyncio.sleep(seconds)
 
     async def aclose(self) -> None:
         """Close the kept-alive connections (a later request opens new ones)."""

@@ -26,6 +26,40 @@ from ..serialization import SerializationError
 from ._types import RuleKind, RuleMode
 from .wildcard_matcher import wildcard_match
 
+# offered by confluent-kafka's serde module (.serde)
+__all__ = [
+    "FieldType",
+    "FieldContext",
+    "RuleContext",
+    "FieldTransform",
+    "FieldTransformer",
+    "RuleBase",
+    "RuleExecutor",
+    "FieldRuleExecutor",
+    "RuleAction",
+    "ErrorAction",
+    "NoneAction",
+    "DLQ_HEADER_PREFIX",
+    "DLQ_RULE_NAME_HEADER",
+    "DLQ_RULE_MODE_HEADER",
+    "DLQ_RULE_SUBJECT_HEADER",
+    "DLQ_RULE_TOPIC_HEADER",
+    "DLQ_RULE_EXCEPTION_HEADER",
+    "RuleError",
+    "RuleConditionError",
+    "ValidationRulesExecution",
+    "ValidationRule",
+    "ValidationRuleError",
+    "ValidationRuleExecutor",
+    "VALIDATION_RULES_PROP",
+    "parse_validation_rules",
+    "evaluate_validation_rule",
+    "Migration",
+    "set_original_key",
+    "get_original_key",
+    "clear_original_key",
+]
+
 DLQ_HEADER_PREFIX = "__rule."
 DLQ_RULE_NAME_HEADER = DLQ_HEADER_PREFIX + "name"
 DLQ_RULE_MODE_HEADER = DLQ_HEADER_PREFIX + "mode"
@@ -546,6 +580,17 @@ def evaluate_validation_rule(executor, rule, schema, value, path, out):
     else:
         raise SerializationError("Validation rule '{}' resolved to an unexpected type: {}".format(
             rule.name or "unnamed", type(result).__name__))
+
+
+def _evaluate_declared_rules(executor, holder, schema, value, path, fail_fast, out):
+    """Run the inline rules ``holder`` declares (its :data:`VALIDATION_RULES_PROP`) on ``value``
+    against ``schema``, appending failures to ``out``; True when ``fail_fast`` and one failed
+    (the caller stops there)."""
+    for rule in parse_validation_rules(holder.get(VALIDATION_RULES_PROP)):
+        evaluate_validation_rule(executor, rule, schema, value, path, out)
+        if fail_fast and out:
+            return True
+    return False
 
 
 class Migration:

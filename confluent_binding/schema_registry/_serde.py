@@ -1,9 +1,5 @@
-"""What the Schema Registry serdes share: the wire format, subject naming, registry look-ups.
-
-Wire format (Confluent's): magic byte 0, the schema id as a big-endian uint32, then the encoded
-record; Protobuf adds the message indexes (zigzag varints) between the id and the record. Magic
-byte 1 carries a 16-byte schema GUID instead of the id (written into a header by
-:func:`header_schema_id_serializer`). Decoding accepts either (:func:`dual_schema_id_deserializer`).
+"""What the Schema Registry serdes share: subject naming, configuration, registry look-ups and
+the base classes (the wire format is :mod:`._wire`'s).
 
 This module imports nothing from the registry client at load time, so the package's
 ``__init__`` can re-export its names. Its public face is :mod:`.serde` (confluent-kafka's
@@ -12,155 +8,49 @@ This module imports nothing from the registry client at load time, so the packag
 
 import collections
 import enum
+import inspect
 import io
 import logging
-import struct
 import threading
-import uuid
-from typing import Optional, Tuple
+import types
+from typing import Any, Optional, Tuple
 
-from ..serialization import Deserializer, MessageField, SerializationError, Serializer
+from .._serdes import maybe_await
+from ..serialization import (
+    Deserializer,
+    DeserializerBuilder,
+    MessageField,
+    SerializationError,
+    Serializer,
+    SerializerBuilder,
+)
 from ._rest import WouldBlock, may_block
 from ._rule_runner import _RuleRunner
 from ._rules import (
     clear_original_key,
     set_original_key,
 )
+from ._steps import drive, finish
+from ._wire import SchemaId, dual_schema_id_deserializer, prefix_schema_id_serializer
 from .error import SchemaRegistryError
 
-_MAGIC_BYTE = 0
-_MAGIC_BYTE_V0 = _MAGIC_BYTE
-_MAGIC_BYTE_V1 = 1
-_KEY_SCHEMA_ID = "__key_schema_id"
-_VALUE_SCHEMA_ID = "__value_schema_id"
-_ID = struct.Struct(">bI")
-_MAX_INDEXES = 100000
-
-
-# -- varints (zigzag, as protobuf's sint32/sint64) -------------------------------------------
-
-
-def write_varint(buf, value, zigzag=True):
-    if zigzag:
-        value = (value << 1) ^ (value >> 63)
-    while value & ~0x7F:
-        buf.write(bytes(((value & 0x7F) | 0x80,)))
-        value >>= 7
-    buf.write(bytes((value,)))
-
-
-def read_varint(buf, zigzag=True):
-    value = shift = 0
-    while True:
-        byte = buf.read(1)
-        if not byte:
-            raise EOFError("Unexpected EOF while reading index")
-        value |= (byte[0] & 0x7F) << shift
-        shift += 7
-        if not byte[0] & 0x80:
-            break
-    return (value >> 1) ^ -(value & 1) if zigzag else value
-
-
-def encode_message_indexes(indexes, zigzag=True):
-    """The message-index array: ``[0]`` (the first message of the file) is the single byte 0."""
-    buf = io.BytesIO()
-    if list(indexes) == [0]:
-        buf.write(b"\x00")
-    else:
-        write_varint(buf, len(indexes), zigzag)
-        for index in indexes:
-            write_varint(buf, index, zigzag)
-    return buf.getvalue()
-
-
-def read_message_indexes(buf, zigzag=True):
-    count = read_varint(buf, zigzag)
-    if count < 0 or count > _MAX_INDEXES:
-        raise SerializationError("Invalid msgidx array length")
-    if count == 0:
-        return [0]
-    return [read_varint(buf, zigzag) for _ in range(count)]
-
-
-class SchemaId:
-    """A schema's id (or GUID) in a payload, with Protobuf's message indexes."""
-
-    __slots__ = {
-        "schema_type": "``AVRO``, ``JSON`` or ``PROTOBUF`` (only Protobuf frames message indexes).",
-        "id": "The registry's integer schema id (magic byte 0), or None.",
-        "guid": "The schema's GUID as a :class:`uuid.UUID` (magic byte 1), or None.",
-        "message_indexes": (
-            "Protobuf: the path of message indexes to the record's message type in its file "
-            "([0] for the first top-level message); else None."
-        ),
-    }
-
-    def __init__(self, schema_type, schema_id=None, guid=None, message_indexes=None):
-        self.schema_type = schema_type
-        self.id = schema_id
-        self.guid = uuid.UUID(guid) if guid is not None else None
-        self.message_indexes = message_indexes
-
-    def from_bytes(self, payload):
-        """Read the framing from the BytesIO ``payload``; return it positioned at the record."""
-        magic = payload.read(1)
-        if magic == b"\x00":
-            raw = payload.read(4)
-            if len(raw) != 4:
-                raise SerializationError("Invalid schema id")
-            self.id = int.from_bytes(raw, "big")
-        elif magic == b"\x01":
-            self.guid = uuid.UUID(bytes=payload.read(16))
-        else:
-            raise SerializationError("Invalid magic byte")
-        if self.schema_type == "PROTOBUF":
-            self.message_indexes = read_message_indexes(payload)
-        return payload
-
-    def _indexes(self):
-        return b"" if self.message_indexes is None else encode_message_indexes(self.message_indexes)
-
-    # confluent-kafka's name of the index reader, which its tests call
-    _read_index_array = staticmethod(read_message_indexes)
-
-    def id_to_bytes(self):
-        """The framing with the integer id: magic byte 0, the id as 4 big-endian bytes, then
-        (Protobuf) the message indexes; the serialized record follows it in a payload.
-
-        Returns:
-            bytes: the prefix.
-
-        Raises:
-            SerializationError: :attr:`id` is not set.
-        """
-        if self.id is None:
-            raise SerializationError("Schema ID is not set")
-        return _ID.pack(_MAGIC_BYTE_V0, self.id) + self._indexes()
-
-    def guid_to_bytes(self):
-        """The framing with the GUID: magic byte 1 and the GUID's 16 bytes, then (Protobuf)
-        the message indexes; what goes in the ``__key_schema_id``/``__value_schema_id`` header or in
-        front of the record.
-
-        Returns:
-            bytes: the prefix.
-
-        Raises:
-            SerializationError: :attr:`guid` is not set.
-        """
-        if self.guid is None:
-            raise SerializationError("Schema GUID is not set")
-        return bytes((_MAGIC_BYTE_V1,)) + self.guid.bytes + self._indexes()
-
-    def __repr__(self):
-        return "SchemaId(%r, id=%r, guid=%r, message_indexes=%r)" % (
-            self.schema_type,
-            self.id,
-            self.guid,
-            self.message_indexes,
-        )
-
+# offered by confluent-kafka's serde module (.serde)
+__all__ = [
+    "topic_subject_name_strategy",
+    "topic_record_subject_name_strategy",
+    "record_subject_name_strategy",
+    "reference_subject_name_strategy",
+    "BaseSerde",
+    "BaseSerializer",
+    "BaseDeserializer",
+    "SubjectNameStrategyType",
+    "STRATEGY_TYPE_MAP",
+    "AssociatedNameStrategy",
+    "KAFKA_CLUSTER_ID",
+    "FALLBACK_TYPE",
+    "ParsedSchemaCache",
+    "build_serde",
+]
 
 # -- subject name strategies ------------------------------------------------------------------
 
@@ -356,52 +246,6 @@ class ParsedSchemaCache:
             self.parsed_schemas.clear()
 
 
-# -- where the schema id goes -----------------------------------------------------------------
-
-
-def prefix_schema_id_serializer(payload, ctx, schema_id):
-    """Frame ``payload`` with magic byte 0 and the schema id (and message indexes)."""
-    return schema_id.id_to_bytes() + payload
-
-
-def header_schema_id_serializer(payload, ctx, schema_id):
-    """Put magic byte 1 and the GUID in the ``__key_schema_id``/``__value_schema_id`` header."""
-    if ctx is None:
-        raise SerializationError("SerializationContext is required for header_schema_id_serializer")
-    headers = ctx.headers
-    if headers is None:
-        raise SerializationError("Missing headers")
-    name = _KEY_SCHEMA_ID if ctx.field == MessageField.KEY else _VALUE_SCHEMA_ID
-    if isinstance(headers, list):
-        headers.append((name, schema_id.guid_to_bytes()))
-    elif isinstance(headers, dict):
-        headers[name] = schema_id.guid_to_bytes()
-    else:
-        raise SerializationError("Invalid headers type")
-    return payload
-
-
-def prefix_schema_id_deserializer(payload, ctx, schema_id):
-    """Read the framing from the payload's front; return the rest as a BytesIO."""
-    return schema_id.from_bytes(io.BytesIO(payload))
-
-
-def dual_schema_id_deserializer(payload, ctx, schema_id):
-    """Take the schema id from the field's schema-id header if any, else from the payload."""
-    found = None
-    headers = ctx.headers if ctx is not None else None
-    if headers is not None:
-        name = _KEY_SCHEMA_ID if ctx.field == MessageField.KEY else _VALUE_SCHEMA_ID
-        if isinstance(headers, dict):
-            found = headers.get(name)
-        else:
-            found = next((v for k, v in headers if k == name), None)
-    if found is not None:
-        schema_id.from_bytes(io.BytesIO(found))
-        return io.BytesIO(payload)
-    return prefix_schema_id_deserializer(payload, ctx, schema_id)
-
-
 # -- configuration ----------------------------------------------------------------------------
 
 # properties a serde takes only at their defaults here (a serializer takes the validation.rules
@@ -580,6 +424,12 @@ class BaseSerde(_RuleRunner):
 class BaseSerializer(BaseSerde, Serializer):
     """Resolves the schema id a serializer frames its records with."""
 
+    def __call__(self, obj, ctx=None):
+        try:
+            return None if obj is None else self._serialize(obj, ctx)
+        finally:
+            self._remember_key(ctx, obj)
+
     def _configure(self, schema_registry_client, conf, defaults=None, extra_defaults=None):
         self._registry = schema_registry_client
         values = dict(_SERIALIZER_DEFAULTS if defaults is None else defaults)
@@ -692,6 +542,12 @@ class _Selected:
 class BaseDeserializer(BaseSerde, Deserializer):
     """Reads the framing and fetches the writer's schema."""
 
+    def __call__(self, data, ctx=None):
+        try:
+            return None if data is None else self._deserialize(data, ctx)
+        finally:
+            self._remember_key(ctx, data)
+
     def _configure(self, schema_registry_client, conf, extra_defaults=None):
         self._registry = schema_registry_client
         values = dict(_DESERIALIZER_DEFAULTS)
@@ -721,12 +577,34 @@ class BaseDeserializer(BaseSerde, Deserializer):
         return self._registry.get_schema(schema_id.id, subject_name=subject, fmt=self._fmt)
 
 
+#: what a serializer's ``to_dict`` that is not callable raises (the Avro and JSON ones)
+_TO_DICT_NOT_CALLABLE = ("to_dict must be callable with the signature "
+                        "to_dict(object, SerializationContext)->dict")
+
+
+def _callable_or_none(value, message):
+    """``value``, which must be None or callable (else ValueError with ``message``)."""
+    if value is not None and not callable(value):
+        raise ValueError(message)
+    return value
+
+
 # -- builders (SerializingProducer's key/value.serializer.builder and the consumer's) -----------
+
+
+# a serde's parameter -> its builder's field, where the names differ (``conf`` is the builder's
+# ``serializer_config``/``deserializer_config``)
+_FIELD_OF_PARAMETER = {"schema_str": "schema", "msg_type": "message_type",
+                       "rule_conf": "rule_config"}
 
 
 class _SerdeBuilder:
     """Collects a serde's arguments (positionally in ``_fields`` order, by keyword or by the
     ``set_<field>`` setters, which chain) and builds it when the client is created.
+
+    A format's builder names its serde (``_serde_type``); its fields follow from the serde's
+    parameters: the registry's configuration and client, each parameter but the client, in
+    order, then the init callback (``serializer_init``/``deserializer_init``).
 
     With ``schema_registry_config`` the built serde gets its own SchemaRegistryClient and closes
     it with itself; a ``schema_registry_client`` given stays the application's.
@@ -734,6 +612,9 @@ class _SerdeBuilder:
 
     _fields: Tuple[str, ...] = ("schema_registry_config", "schema_registry_client")
     _init_field: Optional[str] = None
+    _serde_type: Any = None  # the serde class a format's builder makes
+    # (field, the serde's parameter, whether that has a default), from _serde_type
+    _parameters: Tuple[Tuple[str, str, bool], ...] = ()
 
     def __init__(self, *args, **kwargs):
         if len(args) > len(self._fields):
@@ -752,12 +633,28 @@ class _SerdeBuilder:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if cls._serde_type is not None and "_fields" not in vars(cls):
+            kind = "serializer" if issubclass(cls._serde_type, Serializer) else "deserializer"
+            names = dict(_FIELD_OF_PARAMETER, conf=kind + "_config")
+            cls._parameters = tuple(
+                (names.get(name, name), name, p.default is not p.empty)
+                for name, p in inspect.signature(cls._serde_type).parameters.items()
+                if name != "schema_registry_client")
+            cls._init_field = kind + "_init"
+            cls._fields = (_SerdeBuilder._fields + tuple(f for f, _, _ in cls._parameters)
+                           + (cls._init_field,))
         for name in cls._fields:
             if not hasattr(cls, "set_" + name):
                 setattr(cls, "set_" + name, _setter(name))
 
     def _make(self, client, values):
-        raise NotImplementedError
+        """The serde over ``client`` with the collected values (one left unset leaves its
+        parameter at the serde's default)."""
+        arguments = {"schema_registry_client": client}
+        for field, parameter, has_default in self._parameters:
+            if values[field] is not None or not has_default:
+                arguments[parameter] = values[field]
+        return self._serde_type(**arguments)
 
     def build(self, conf, is_key):
         values = self._values
@@ -805,22 +702,6 @@ def serde_build_steps(schema_registry_client, schema_registry_conf, new_client):
     return serde
 
 
-def run_build_steps(steps, run):
-    """Drive :func:`serde_build_steps` with ``run(what, obj, why)`` doing each step; the
-    serde."""
-    result, error = None, None
-    while True:
-        try:
-            what, obj, why = steps.throw(error) if error is not None else steps.send(result)
-        except StopIteration as done:
-            return done.value
-        result, error = None, None
-        try:
-            result = run(what, obj, why)
-        except BaseException as e:
-            error = e
-
-
 def build_serde(schema_registry_client, schema_registry_conf, construct, init=None):
     """``construct(client)``, the client being ``schema_registry_client`` or, when only
     ``schema_registry_conf`` is given, a client made from it that the serde then owns (and
@@ -828,23 +709,42 @@ def build_serde(schema_registry_client, schema_registry_conf, construct, init=No
     closes what was made here. Both a client and a configuration: ValueError."""
     from .schema_registry_client import SchemaRegistryClient
 
-    def run(what, obj, why):
+    async def perform(step):  # blocking: awaits nothing that waits
+        what, obj, why = step
         if what == "construct":
             return construct(obj)
         if what == "init":
             return None if init is None else init(obj)
-        _close_after_failure(obj.close, why)
+        await close_after_failure(obj.close, why)
 
-    return run_build_steps(
-        serde_build_steps(schema_registry_client, schema_registry_conf,
-                          SchemaRegistryClient.new_client), run)
+    return finish(drive(serde_build_steps(schema_registry_client, schema_registry_conf,
+                                          SchemaRegistryClient.new_client), perform))
 
 
-def _close_after_failure(close, what):
+async def close_after_failure(close, what):
+    """``close()`` (awaited if it is a coroutine function's); a failure of it is logged only,
+    the original failure being the one to raise."""
     try:
-        close()
-    except Exception:  # the original failure is the one to raise
+        await maybe_await(close())
+    except Exception:
         logging.getLogger(__name__).warning("Failed to close %s", what, exc_info=True)
+
+
+def _serde_builders(serializer, deserializer):
+    """A format's builders (``<serializer's name>Builder``, ``<deserializer's name>Builder``),
+    placed in the serdes' module, as if written there; each takes its fields from its serde's
+    parameters (:class:`_SerdeBuilder`)."""
+    def builder(serde, kind, key):
+        name = serde.__name__ + "Builder"
+        namespace = {
+            "__module__": serde.__module__, "__qualname__": name, "_serde_type": serde,
+            "__doc__": "Builds {} {} for ``key.{}.builder``/``value.{}.builder``.".format(
+                "an" if serde.__name__[0] in "AEIOU" else "a", serde.__name__, key, key)}
+        return types.new_class(name, (_SerdeBuilder, kind),
+                               exec_body=lambda ns: ns.update(namespace))
+
+    return (builder(serializer, SerializerBuilder, "serializer"),
+            builder(deserializer, DeserializerBuilder, "deserializer"))
 
 
 def _setter(name):

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Dict, List, Optional
+from typing import Any, ClassVar, Dict, List, Optional, Type, TypeVar
 
+# the types confluent-kafka's ``schema_registry`` package offers (the package and the client
+# module take them from here, and those of ._associations); RulePhase and SchemaVersion are offered
+# by the client module only
 __all__ = [
-    "Association",
-    "AssociationCreateOrUpdateInfo",
-    "AssociationCreateOrUpdateRequest",
-    "AssociationInfo",
-    "AssociationResponse",
     "ConfigCompatibilityLevel",
     "Metadata",
     "MetadataProperties",
@@ -26,11 +24,9 @@ __all__ = [
     "RuleKind",
     "RuleMode",
     "RuleParams",
-    "RulePhase",
     "RuleSet",
     "Schema",
     "SchemaReference",
-    "SchemaVersion",
     "ServerConfig",
 ]
 
@@ -113,8 +109,30 @@ def _enum_or_none(enum: type, value: Any) -> Any:
     return None if value is None else enum(value)
 
 
+_S = TypeVar("_S", bound="_StringMap")
+
+
+class _StringMap:
+    """A value type that is one dict of strings (the field ``_field``), which is its registry
+    JSON object too; equal and hashed by its items."""
+
+    _field: ClassVar[str]
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The registry's JSON object (a copy of the dict)."""
+        return dict(getattr(self, self._field))
+
+    @classmethod
+    def from_dict(cls: Type[_S], src_dict: Dict[str, Any]) -> _S:
+        """The value from the registry's JSON object (name to value; copied)."""
+        return cls(**{cls._field: dict(src_dict)})
+
+    def __hash__(self) -> int:
+        return hash(frozenset(getattr(self, self._field).items()))
+
+
 @dataclass
-class RuleParams:
+class RuleParams(_StringMap):
     """A rule's parameters: free-form string settings its executor reads.
 
     Args:
@@ -125,24 +143,8 @@ class RuleParams:
 
     params: Dict[str, str] = field(default_factory=dict, hash=False)
 
-    def to_dict(self) -> Dict[str, Any]:
-        """The parameters as the registry's JSON object (a copy of :attr:`params`)."""
-        return dict(self.params)
-
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "RuleParams":
-        """Parameters from the registry's JSON object (copied).
-
-        Args:
-            src_dict: parameter name to value.
-
-        Returns:
-            RuleParams: the new instance.
-        """
-        return cls(params=dict(src_dict))
-
-    def __hash__(self) -> int:
-        return hash(frozenset(self.params.items()))
+    _field = "params"
+    __hash__ = _StringMap.__hash__  # (a dataclass's own __hash__ would be None)
 
 
 @dataclass(frozen=True)
@@ -329,7 +331,7 @@ class MetadataTags:
 
 
 @dataclass
-class MetadataProperties:
+class MetadataProperties(_StringMap):
     """Free-form string properties of a schema's metadata.
 
     Args:
@@ -340,24 +342,8 @@ class MetadataProperties:
 
     properties: Dict[str, str] = field(default_factory=dict, hash=False)
 
-    def to_dict(self) -> Dict[str, Any]:
-        """The properties as the registry's JSON object (a copy)."""
-        return dict(self.properties)
-
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "MetadataProperties":
-        """Properties from the registry's JSON object (copied).
-
-        Args:
-            src_dict: name to value.
-
-        Returns:
-            MetadataProperties: the new instance.
-        """
-        return cls(properties=dict(src_dict))
-
-    def __hash__(self) -> int:
-        return hash(frozenset(self.properties.items()))
+    _field = "properties"
+    __hash__ = _StringMap.__hash__
 
 
 @dataclass(frozen=True)
@@ -653,220 +639,3 @@ class RegisteredSchema:
             guid=src_dict.get("guid"),
             schema=Schema.from_dict(src_dict),
         )
-
-
-@dataclass(frozen=True)
-class Association:
-    """An association between a subject and a resource (e.g. a topic)."""
-
-    subject: Optional[str]
-    guid: Optional[str]
-    resource_name: Optional[str]
-    resource_namespace: Optional[str]
-    resource_id: Optional[str]
-    resource_type: Optional[str]
-    association_type: Optional[str]
-    frozen: bool = False
-
-    def to_dict(self) -> Dict[str, Any]:
-        """The association as the registry's JSON object (camelCase keys; ``frozen`` always
-        present).
-        """
-        d: Dict[str, Any] = {}
-        _put(d, "subject", self.subject)
-        _put(d, "guid", self.guid)
-        _put(d, "resourceName", self.resource_name)
-        _put(d, "resourceNamespace", self.resource_namespace)
-        _put(d, "resourceId", self.resource_id)
-        _put(d, "resourceType", self.resource_type)
-        _put(d, "associationType", self.association_type)
-        d["frozen"] = self.frozen
-        return d
-
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "Association":
-        """An association from the registry's JSON object.
-
-        Args:
-            src_dict: the JSON object (``resourceName``, ``associationType``, ...); a missing
-                ``frozen`` means False.
-
-        Returns:
-            Association: the new instance.
-        """
-        return cls(
-            subject=src_dict.get("subject"),
-            guid=src_dict.get("guid"),
-            resource_name=src_dict.get("resourceName"),
-            resource_namespace=src_dict.get("resourceNamespace"),
-            resource_id=src_dict.get("resourceId"),
-            resource_type=src_dict.get("resourceType"),
-            association_type=src_dict.get("associationType"),
-            frozen=src_dict.get("frozen", False),
-        )
-
-
-@dataclass
-class AssociationInfo:
-    """One association in a response."""
-
-    subject: Optional[str] = None
-    association_type: Optional[str] = None
-    lifecycle: Optional[str] = None
-    frozen: bool = False
-    schema: Optional[Schema] = None
-
-    def to_dict(self) -> Dict[str, Any]:
-        """The association as the registry's JSON object (``frozen`` always present)."""
-        d: Dict[str, Any] = {}
-        _put(d, "subject", self.subject)
-        _put(d, "associationType", self.association_type)
-        _put(d, "lifecycle", self.lifecycle)
-        d["frozen"] = self.frozen
-        _put(d, "schema", None if self.schema is None else self.schema.to_dict())
-        return d
-
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "AssociationInfo":
-        """An association from the registry's JSON object.
-
-        Args:
-            src_dict: the JSON object; a missing ``frozen`` means False, a ``schema`` is parsed
-                with :meth:`Schema.from_dict`.
-
-        Returns:
-            AssociationInfo: the new instance.
-        """
-        schema = src_dict.get("schema")
-        return cls(
-            subject=src_dict.get("subject"),
-            association_type=src_dict.get("associationType"),
-            lifecycle=src_dict.get("lifecycle"),
-            frozen=src_dict.get("frozen", False),
-            schema=Schema.from_dict(schema) if schema else None,
-        )
-
-
-@dataclass
-class AssociationCreateOrUpdateInfo:
-    """One association to create or update."""
-
-    subject: Optional[str] = None
-    association_type: Optional[str] = None
-    lifecycle: Optional[str] = None
-    frozen: Optional[bool] = None
-    schema: Optional[Schema] = None
-    normalize: Optional[bool] = None
-
-    def to_dict(self) -> Dict[str, Any]:
-        """The request's entry as the registry's JSON object (unset fields left out)."""
-        d: Dict[str, Any] = {}
-        _put(d, "subject", self.subject)
-        _put(d, "associationType", self.association_type)
-        _put(d, "lifecycle", self.lifecycle)
-        _put(d, "frozen", self.frozen)
-        _put(d, "schema", None if self.schema is None else self.schema.to_dict())
-        _put(d, "normalize", self.normalize)
-        return d
-
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "AssociationCreateOrUpdateInfo":
-        """An entry from the registry's JSON object.
-
-        Args:
-            src_dict: the JSON object; a ``schema`` is parsed with :meth:`Schema.from_dict`.
-
-        Returns:
-            AssociationCreateOrUpdateInfo: the new instance.
-        """
-        schema = src_dict.get("schema")
-        return cls(
-            subject=src_dict.get("subject"),
-            association_type=src_dict.get("associationType"),
-            lifecycle=src_dict.get("lifecycle"),
-            frozen=src_dict.get("frozen"),
-            schema=Schema.from_dict(schema) if schema else None,
-            normalize=src_dict.get("normalize"),
-        )
-
-
-def _resource_dict(obj: Any) -> Dict[str, Any]:
-    d: Dict[str, Any] = {}
-    _put(d, "resourceName", obj.resource_name)
-    _put(d, "resourceNamespace", obj.resource_namespace)
-    _put(d, "resourceId", obj.resource_id)
-    _put(d, "resourceType", obj.resource_type)
-    if obj.associations is not None:
-        d["associations"] = [a.to_dict() for a in obj.associations]
-    return d
-
-
-def _resource_fields(src_dict: Dict[str, Any], item: Any) -> Dict[str, Any]:
-    items = src_dict.get("associations")
-    return {
-        "resource_name": src_dict.get("resourceName"),
-        "resource_namespace": src_dict.get("resourceNamespace"),
-        "resource_id": src_dict.get("resourceId"),
-        "resource_type": src_dict.get("resourceType"),
-        "associations": [item.from_dict(a) for a in items] if items else None,
-    }
-
-
-@dataclass
-class AssociationCreateOrUpdateRequest:
-    """Request to create or update the associations of one resource."""
-
-    resource_name: Optional[str] = None
-    resource_namespace: Optional[str] = None
-    resource_id: Optional[str] = None
-    resource_type: Optional[str] = None
-    associations: Optional[List[AssociationCreateOrUpdateInfo]] = None
-
-    def to_dict(self) -> Dict[str, Any]:
-        """The request as the registry's JSON object: the resource's fields and its
-        ``associations``.
-        """
-        return _resource_dict(self)
-
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "AssociationCreateOrUpdateRequest":
-        """A request from the registry's JSON object.
-
-        Args:
-            src_dict: the JSON object; each of ``associations`` is parsed with
-                :meth:`AssociationCreateOrUpdateInfo.from_dict`.
-
-        Returns:
-            AssociationCreateOrUpdateRequest: the new instance.
-        """
-        return cls(**_resource_fields(src_dict, AssociationCreateOrUpdateInfo))
-
-
-@dataclass
-class AssociationResponse:
-    """The registry's answer to creating or updating associations."""
-
-    resource_name: Optional[str] = None
-    resource_namespace: Optional[str] = None
-    resource_id: Optional[str] = None
-    resource_type: Optional[str] = None
-    associations: Optional[List[AssociationInfo]] = None
-
-    def to_dict(self) -> Dict[str, Any]:
-        """The response as the registry's JSON object: the resource's fields and its
-        ``associations``.
-        """
-        return _resource_dict(self)
-
-    @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]) -> "AssociationResponse":
-        """A response from the registry's JSON object.
-
-        Args:
-            src_dict: the JSON object; each of ``associations`` is parsed with
-                :meth:`AssociationInfo.from_dict`.
-
-        Returns:
-            AssociationResponse: the new instance.
-        """
-        return cls(**_resource_fields(src_dict, AssociationInfo))

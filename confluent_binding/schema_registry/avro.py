@@ -11,18 +11,13 @@ from fastavro.repository.base import AbstractSchemaRepository
 from fastavro.schema import expand_schema, load_schema
 from fastavro.validation import validate
 
-from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
-from ._aserde import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
-from ._rules import (
-    VALIDATION_RULES_PROP,
-    FieldType,
-    _store_field_result,
-    evaluate_validation_rule,
-    parse_validation_rules,
-)
+from ..serialization import SerializationError
+from ._aserde import _serde_family
+from ._rules import FieldType, _evaluate_declared_rules, _store_field_result
+from ._serde import _TO_DICT_NOT_CALLABLE, _callable_or_none
 from ._types import RuleMode
 from .schema_registry_client import Schema
-from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
+from .serde import BaseDeserializer, BaseSerializer
 
 __all__ = ["AvroSerializer", "AvroDeserializer", "AvroSerializerBuilder", "AvroDeserializerBuilder",
            "transform", "get_type", "get_inline_tags", "validate_message",
@@ -333,23 +328,15 @@ def _check(executor, schema, message, path, fail_fast, out):
                           fail_fast, out) for key, item in message.items())
     if kind != "record" or not isinstance(message, dict):
         return False
-    if _evaluate(executor, schema, schema, message, path, fail_fast, out):
+    if _evaluate_declared_rules(executor, schema, schema, message, path, fail_fast, out):
         return True
     for spec in schema["fields"]:
         sub = spec["name"] if not path else path + "." + spec["name"]
         value = message.get(spec["name"])
-        if value is not None and _evaluate(executor, spec, spec["type"], value, sub, fail_fast,
-                                           out):
+        if value is not None and _evaluate_declared_rules(executor, spec, spec["type"], value,
+                                                          sub, fail_fast, out):
             return True
         if _check(executor, spec["type"], value, sub, fail_fast, out):
-            return True
-    return False
-
-
-def _evaluate(executor, holder, schema, value, path, fail_fast, out):
-    for rule in parse_validation_rules(holder.get(VALIDATION_RULES_PROP)):
-        evaluate_validation_rule(executor, rule, schema, value, path, out)
-        if fail_fast and out:
             return True
     return False
 
@@ -386,12 +373,7 @@ class AvroSerializer(BaseSerializer):
             schema = schema_str
         else:
             schema = None
-        if to_dict is not None and not callable(to_dict):
-            raise ValueError(
-                "to_dict must be callable with the signature "
-                "to_dict(object, SerializationContext)->dict"
-            )
-        self._to_dict = to_dict
+        self._to_dict = _callable_or_none(to_dict, _TO_DICT_NOT_CALLABLE)
         conf = self._configure(
             schema_registry_client,
             conf,
@@ -412,12 +394,6 @@ class AvroSerializer(BaseSerializer):
                 self._schema_name = self._parsed_schema.get(
                     "name", json.loads(schema.schema_str).get("type")
                 )
-
-    def __call__(self, obj, ctx=None):
-        try:
-            return None if obj is None else self._serialize(obj, ctx)
-        finally:
-            self._remember_key(ctx, obj)
 
     def _serialize(self, obj, ctx):
         schema_id, selected, value, subject = self._prepare(obj, ctx)
@@ -485,22 +461,12 @@ class AvroDeserializer(BaseDeserializer):
         self._schemas = _AvroSchemas(schema_registry_client)
         self._schema = schema
         self._reader_schema = self._schemas.parse(schema) if schema is not None else None
-        if from_dict is not None and not callable(from_dict):
-            raise ValueError(
-                "from_dict must be callable with the signature "
-                "from_dict(SerializationContext, dict) "
-                "-> object"
-            )
-        self._from_dict = from_dict
+        self._from_dict = _callable_or_none(
+            from_dict, "from_dict must be callable with the signature "
+                       "from_dict(SerializationContext, dict) -> object")
         if not isinstance(return_record_name, bool):
             raise ValueError("return_record_name must be a boolean value")
         self._return_record_name = return_record_name
-
-    def __call__(self, data, ctx=None):
-        try:
-            return None if data is None else self._deserialize(data, ctx)
-        finally:
-            self._remember_key(ctx, data)
 
     def _deserialize(self, data, ctx):
         schema_id, payload = self._unframe(data, ctx)
@@ -536,94 +502,7 @@ class AvroDeserializer(BaseDeserializer):
         return obj
 
 
-class AvroSerializerBuilder(_SerdeBuilder, SerializerBuilder):
-    """Builds an AvroSerializer for ``key.serializer.builder``/``value.serializer.builder``."""
-
-    _fields = (
-        "schema_registry_config",
-        "schema_registry_client",
-        "schema",
-        "to_dict",
-        "serializer_config",
-        "rule_config",
-        "rule_registry",
-        "serializer_init",
-    )
-    _init_field = "serializer_init"
-
-    _serde_type = AvroSerializer
-
-    def _make(self, client, v):
-        return self._serde_type(
-            client,
-            v["schema"],
-            v["to_dict"],
-            v["serializer_config"],
-            v["rule_config"],
-            v["rule_registry"],
-        )
-
-
-class AvroDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
-    """Builds an AvroDeserializer for ``key/value.deserializer.builder``."""
-
-    _fields = (
-        "schema_registry_config",
-        "schema_registry_client",
-        "schema",
-        "from_dict",
-        "return_record_name",
-        "deserializer_config",
-        "rule_config",
-        "rule_registry",
-        "deserializer_init",
-    )
-    _init_field = "deserializer_init"
-
-    _serde_type = AvroDeserializer
-
-    def _make(self, client, v):
-        return self._serde_type(
-            client,
-            v["schema"],
-            v["from_dict"],
-            bool(v["return_record_name"]),
-            v["deserializer_config"],
-            v["rule_config"],
-            v["rule_registry"],
-        )
-
-
-class AsyncAvroSerializer(AsyncBaseSerializer):
-    """The asyncio AvroSerializer: ``ser = await AsyncAvroSerializer(...)`` with
-    AvroSerializer's arguments (the client an :class:`AsyncSchemaRegistryClient`), then
-    ``data = await ser(obj, ctx)``; the same bytes as AvroSerializer."""
-
-    _blocking_type = AvroSerializer
-
-
-class AsyncAvroDeserializer(AsyncBaseDeserializer):
-    """The asyncio AvroDeserializer: ``de = await AsyncAvroDeserializer(...)`` with
-    AvroDeserializer's arguments, then ``obj = await de(data, ctx)``."""
-
-    _blocking_type = AvroDeserializer
-
-
-class AsyncAvroSerializerBuilder(_AsyncSerdeBuilder, SerializerBuilder):
-    """AvroSerializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
-    AsyncAvroSerializer (``serializer_init`` may be a coroutine function)."""
-
-    _fields = AvroSerializerBuilder._fields
-    _init_field = AvroSerializerBuilder._init_field
-    _make = AvroSerializerBuilder._make
-    _serde_type = AsyncAvroSerializer
-
-
-class AsyncAvroDeserializerBuilder(_AsyncSerdeBuilder, DeserializerBuilder):
-    """AvroDeserializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
-    AsyncAvroDeserializer."""
-
-    _fields = AvroDeserializerBuilder._fields
-    _init_field = AvroDeserializerBuilder._init_field
-    _make = AvroDeserializerBuilder._make
-    _serde_type = AsyncAvroDeserializer
+# the builders, and the asyncio serdes and builders (the blocking ones awaited, see _aserde)
+(AvroSerializerBuilder, AvroDeserializerBuilder, AsyncAvroSerializer, AsyncAvroDeserializer,
+ AsyncAvroSerializerBuilder, AsyncAvroDeserializerBuilder) = _serde_family(
+    AvroSerializer, AvroDeserializer)

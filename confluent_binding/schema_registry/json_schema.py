@@ -14,19 +14,14 @@ from jsonschema import ValidationError
 from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 
-from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
+from ..serialization import SerializationError
 from . import _json_codec
-from ._aserde import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
-from ._rules import (
-    VALIDATION_RULES_PROP,
-    FieldType,
-    _store_field_result,
-    evaluate_validation_rule,
-    parse_validation_rules,
-)
+from ._aserde import _serde_family
+from ._rules import FieldType, _evaluate_declared_rules, _store_field_result
+from ._serde import _TO_DICT_NOT_CALLABLE, _callable_or_none
 from ._types import RuleMode
 from .schema_registry_client import Schema
-from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder
+from .serde import BaseDeserializer, BaseSerializer
 
 __all__ = ["JSONSerializer", "JSONDeserializer", "JSONSerializerBuilder", "JSONDeserializerBuilder",
            "DEFAULT_SPEC", "transform", "get_type", "get_inline_tags", "validate_message",
@@ -295,24 +290,16 @@ def _check(executor, schema, ref_registry, ref_resolver, path, message, fail_fas
 def _check_object(executor, schema, ref_registry, ref_resolver, path, message, fail_fast, out):
     if not isinstance(message, dict):
         return False
-    if _evaluate(executor, schema, message, path, fail_fast, out):
+    if _evaluate_declared_rules(executor, schema, schema, message, path, fail_fast, out):
         return True
     for name, sub in (schema.get("properties") or {}).items():
         value = message.get(name)
         if value is None or not isinstance(sub, dict):
             continue
         where = path + "." + name
-        if _evaluate(executor, sub, value, where, fail_fast, out):
+        if _evaluate_declared_rules(executor, sub, sub, value, where, fail_fast, out):
             return True
         if _check(executor, sub, ref_registry, ref_resolver, where, value, fail_fast, out):
-            return True
-    return False
-
-
-def _evaluate(executor, schema, value, path, fail_fast, out):
-    for rule in parse_validation_rules(schema.get(VALIDATION_RULES_PROP)):
-        evaluate_validation_rule(executor, rule, schema, value, path, out)
-        if fail_fast and out:
             return True
     return False
 
@@ -323,6 +310,15 @@ def _as_schema(schema_str):
     if isinstance(schema_str, Schema) or schema_str is None:
         return schema_str
     raise TypeError("You must pass either str or Schema")
+
+
+def _configure_json(serde, schema_registry_client, conf, rule_conf, rule_registry):
+    """What both JSON serdes take: the common settings plus ``validate`` (True), and the
+    rules."""
+    conf = serde._configure(schema_registry_client, conf, extra_defaults={"validate": True})
+    serde._validate = conf.take_bool("validate")
+    conf.finish()
+    serde._configure_rules(rule_conf, rule_registry)
 
 
 class JSONSerializer(BaseSerializer):
@@ -347,27 +343,13 @@ class JSONSerializer(BaseSerializer):
     ):
         self._schema = _as_schema(schema_str)
         self._json_encode = json_encode or _json_dumps
-        conf = self._configure(schema_registry_client, conf, extra_defaults={"validate": True})
-        self._validate = conf.take_bool("validate")
-        conf.finish()
-        self._configure_rules(rule_conf, rule_registry)
-        if to_dict is not None and not callable(to_dict):
-            raise ValueError(
-                "to_dict must be callable with the signature "
-                "to_dict(object, SerializationContext)->dict"
-            )
-        self._to_dict = to_dict
+        _configure_json(self, schema_registry_client, conf, rule_conf, rule_registry)
+        self._to_dict = _callable_or_none(to_dict, _TO_DICT_NOT_CALLABLE)
         self._schemas = _JsonSchemas(schema_registry_client)
         self._schema_name = None
         if self._schema is not None:
             parsed, _ = self._schemas.parse(self._schema)
             self._schema_name = parsed.get("title") if isinstance(parsed, dict) else None
-
-    def __call__(self, obj, ctx=None):
-        try:
-            return None if obj is None else self._serialize(obj, ctx)
-        finally:
-            self._remember_key(ctx, obj)
 
     def _serialize(self, obj, ctx):
         schema_id, selected, value, subject = self._prepare(obj, ctx)
@@ -416,26 +398,13 @@ class JSONDeserializer(BaseDeserializer):
                 raise ValueError('schema_registry_client must be provided if "schema_str" is a'
                                  ' Schema instance with references')
         self._json_decode = json_decode or _json_loads
-        conf = self._configure(schema_registry_client, conf, extra_defaults={"validate": True})
-        self._validate = conf.take_bool("validate")
-        conf.finish()
-        self._configure_rules(rule_conf, rule_registry)
-        if from_dict is not None and not callable(from_dict):
-            raise ValueError(
-                "from_dict must be callable with the signature "
-                "from_dict(dict, SerializationContext) "
-                "-> object"
-            )
-        self._from_dict = from_dict
+        _configure_json(self, schema_registry_client, conf, rule_conf, rule_registry)
+        self._from_dict = _callable_or_none(
+            from_dict, "from_dict must be callable with the signature "
+                       "from_dict(dict, SerializationContext) -> object")
         self._schemas = _JsonSchemas(schema_registry_client)
         if self._schema is not None:
             self._schemas.parse(self._schema)
-
-    def __call__(self, data, ctx=None):
-        try:
-            return None if data is None else self._deserialize(data, ctx)
-        finally:
-            self._remember_key(ctx, data)
 
     def _deserialize(self, data, ctx):
         subject = self._subject(ctx, None) if ctx is not None else None
@@ -469,96 +438,7 @@ class JSONDeserializer(BaseDeserializer):
         return obj
 
 
-class JSONSerializerBuilder(_SerdeBuilder, SerializerBuilder):
-    """Builds a JSONSerializer for ``key.serializer.builder``/``value.serializer.builder``."""
-
-    _fields = (
-        "schema_registry_config",
-        "schema_registry_client",
-        "schema",
-        "to_dict",
-        "serializer_config",
-        "rule_config",
-        "rule_registry",
-        "json_encode",
-        "serializer_init",
-    )
-    _init_field = "serializer_init"
-
-    _serde_type = JSONSerializer
-
-    def _make(self, client, v):
-        return self._serde_type(
-            v["schema"],
-            client,
-            v["to_dict"],
-            v["serializer_config"],
-            v["rule_config"],
-            v["rule_registry"],
-            v["json_encode"],
-        )
-
-
-class JSONDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
-    """Builds a JSONDeserializer for ``key.deserializer.builder``/``value.deserializer.builder``."""
-
-    _fields = (
-        "schema_registry_config",
-        "schema_registry_client",
-        "schema",
-        "from_dict",
-        "deserializer_config",
-        "rule_config",
-        "rule_registry",
-        "json_decode",
-        "deserializer_init",
-    )
-    _init_field = "deserializer_init"
-
-    _serde_type = JSONDeserializer
-
-    def _make(self, client, v):
-        return self._serde_type(
-            v["schema"],
-            v["from_dict"],
-            client,
-            v["deserializer_config"],
-            v["rule_config"],
-            v["rule_registry"],
-            v["json_decode"],
-        )
-
-
-class AsyncJSONSerializer(AsyncBaseSerializer):
-    """The asyncio JSONSerializer: ``ser = await AsyncJSONSerializer(...)`` with
-    JSONSerializer's arguments (the client an :class:`AsyncSchemaRegistryClient`), then
-    ``data = await ser(obj, ctx)``; the same bytes as JSONSerializer."""
-
-    _blocking_type = JSONSerializer
-
-
-class AsyncJSONDeserializer(AsyncBaseDeserializer):
-    """The asyncio JSONDeserializer: ``de = await AsyncJSONDeserializer(...)`` with
-    JSONDeserializer's arguments, then ``obj = await de(data, ctx)``."""
-
-    _blocking_type = JSONDeserializer
-
-
-class AsyncJSONSerializerBuilder(_AsyncSerdeBuilder, SerializerBuilder):
-    """JSONSerializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
-    AsyncJSONSerializer (``serializer_init`` may be a coroutine function)."""
-
-    _fields = JSONSerializerBuilder._fields
-    _init_field = JSONSerializerBuilder._init_field
-    _make = JSONSerializerBuilder._make
-    _serde_type = AsyncJSONSerializer
-
-
-class AsyncJSONDeserializerBuilder(_AsyncSerdeBuilder, DeserializerBuilder):
-    """JSONDeserializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
-    AsyncJSONDeserializer."""
-
-    _fields = JSONDeserializerBuilder._fields
-    _init_field = JSONDeserializerBuilder._init_field
-    _make = JSONDeserializerBuilder._make
-    _serde_type = AsyncJSONDeserializer
+# the builders, and the asyncio serdes and builders (the blocking ones awaited, see _aserde)
+(JSONSerializerBuilder, JSONDeserializerBuilder, AsyncJSONSerializer, AsyncJSONDeserializer,
+ AsyncJSONSerializerBuilder, AsyncJSONDeserializerBuilder) = _serde_family(
+    JSONSerializer, JSONDeserializer)

@@ -13,17 +13,15 @@ import threading
 import uuid
 from typing import Dict, List, Literal, Optional, Union
 
-from ._types import (
+from ._associations import (
     Association,
     AssociationCreateOrUpdateRequest,
     AssociationInfo,
     AssociationResponse,
-    RegisteredSchema,
-    Schema,
-    ServerConfig,
 )
+from ._client import _CLIENTS_BY_URL_PREFIX, SchemaRegistryClient
+from ._types import RegisteredSchema, Schema, ServerConfig
 from .error import SchemaRegistryError
-from .schema_registry_client import _CLIENTS_BY_URL_PREFIX, SchemaRegistryClient
 
 __all__ = ["MockSchemaRegistryClient"]
 

@@ -14,8 +14,8 @@ from google.protobuf import descriptor_pb2, descriptor_pool, json_format, messag
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
-from ..serialization import DeserializerBuilder, SerializationError, SerializerBuilder
-from ._aserde import AsyncBaseDeserializer, AsyncBaseSerializer, _AsyncSerdeBuilder
+from ..serialization import SerializationError
+from ._aserde import _serde_family
 from ._rules import (
     FieldType,
     RuleConditionError,
@@ -23,14 +23,14 @@ from ._rules import (
     ValidationRule,
     evaluate_validation_rule,
 )
-from ._serde import encode_message_indexes
 from ._types import RuleKind, RuleMode
+from ._wire import encode_message_indexes
 from .confluent import meta_pb2
 from .confluent.type import decimal_pb2, variant_pb2
 from .confluent.type.decimal_utils import from_proto_decimal, unscaled_to_bytes
 from .confluent.type.variant_utils import Variant
 from .schema_registry_client import Schema, SchemaReference
-from .serde import BaseDeserializer, BaseSerializer, _SerdeBuilder, reference_subject_name_strategy
+from .serde import BaseDeserializer, BaseSerializer, reference_subject_name_strategy
 
 __all__ = [
     "ProtobufSerializer",
@@ -492,11 +492,8 @@ class ProtobufSerializer(BaseSerializer):
             refs.append(SchemaReference(dep.name, subject, registered.version))
         return refs
 
-    def __call__(self, message, ctx=None):
-        try:
-            return None if message is None else self._serialize(message, ctx)
-        finally:
-            self._remember_key(ctx, message)
+    def __call__(self, message, ctx=None):  # confluent-kafka's parameter name
+        return super().__call__(message, ctx)
 
     def _serialize(self, message, ctx):
         if not isinstance(message, self._msg_class):
@@ -556,12 +553,6 @@ class ProtobufDeserializer(BaseDeserializer):
         self._configure_rules(rule_conf, rule_registry)
         self._msg_class = message_type
 
-    def __call__(self, data, ctx=None):
-        try:
-            return None if data is None else self._deserialize(data, ctx)
-        finally:
-            self._remember_key(ctx, data)
-
     def _deserialize(self, data, ctx):
         schema_id, payload = self._unframe(data, ctx, check_length=False)
         writer = subject = None
@@ -609,85 +600,9 @@ class ProtobufDeserializer(BaseDeserializer):
     _files = _files
 
 
-class ProtobufSerializerBuilder(_SerdeBuilder, SerializerBuilder):
-    """Builds a ProtobufSerializer for ``key.serializer.builder``/``value.serializer.builder``."""
-
-    _fields = (
-        "schema_registry_config",
-        "schema_registry_client",
-        "message_type",
-        "serializer_config",
-        "rule_config",
-        "rule_registry",
-        "serializer_init",
-    )
-    _init_field = "serializer_init"
-
-    _serde_type = ProtobufSerializer
-
-    def _make(self, client, v):
-        return self._serde_type(
-            v["message_type"], client, v["serializer_config"], v["rule_config"], v["rule_registry"]
-        )
-
-
-class ProtobufDeserializerBuilder(_SerdeBuilder, DeserializerBuilder):
-    """Builds a ProtobufDeserializer for ``key/value.deserializer.builder``."""
-
-    _fields = (
-        "schema_registry_config",
-        "schema_registry_client",
-        "message_type",
-        "deserializer_config",
-        "rule_config",
-        "rule_registry",
-        "deserializer_init",
-    )
-    _init_field = "deserializer_init"
-
-    _serde_type = ProtobufDeserializer
-
-    def _make(self, client, v):
-        return self._serde_type(
-            v["message_type"],
-            v["deserializer_config"],
-            client,
-            v["rule_config"],
-            v["rule_registry"],
-        )
-
-
-class AsyncProtobufSerializer(AsyncBaseSerializer):
-    """The asyncio ProtobufSerializer: ``ser = await AsyncProtobufSerializer(...)`` with
-    ProtobufSerializer's arguments (the client an :class:`AsyncSchemaRegistryClient`), then
-    ``data = await ser(obj, ctx)``; the same bytes as ProtobufSerializer."""
-
-    _blocking_type = ProtobufSerializer
-    _encode_varints = ProtobufSerializer._encode_varints
-
-
-class AsyncProtobufDeserializer(AsyncBaseDeserializer):
-    """The asyncio ProtobufDeserializer: ``de = await AsyncProtobufDeserializer(...)`` with
-    ProtobufDeserializer's arguments, then ``obj = await de(data, ctx)``."""
-
-    _blocking_type = ProtobufDeserializer
-
-
-class AsyncProtobufSerializerBuilder(_AsyncSerdeBuilder, SerializerBuilder):
-    """ProtobufSerializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
-    AsyncProtobufSerializer (``serializer_init`` may be a coroutine function)."""
-
-    _fields = ProtobufSerializerBuilder._fields
-    _init_field = ProtobufSerializerBuilder._init_field
-    _make = ProtobufSerializerBuilder._make
-    _serde_type = AsyncProtobufSerializer
-
-
-class AsyncProtobufDeserializerBuilder(_AsyncSerdeBuilder, DeserializerBuilder):
-    """ProtobufDeserializerBuilder for the asyncio clients: ``build()`` is a coroutine making an
-    AsyncProtobufDeserializer."""
-
-    _fields = ProtobufDeserializerBuilder._fields
-    _init_field = ProtobufDeserializerBuilder._init_field
-    _make = ProtobufDeserializerBuilder._make
-    _serde_type = AsyncProtobufDeserializer
+# the builders, and the asyncio serdes and builders (the blocking ones awaited, see _aserde)
+(ProtobufSerializerBuilder, ProtobufDeserializerBuilder, AsyncProtobufSerializer,
+ AsyncProtobufDeserializer, AsyncProtobufSerializerBuilder,
+ AsyncProtobufDeserializerBuilder) = _serde_family(
+    ProtobufSerializer, ProtobufDeserializer,
+    _encode_varints=staticmethod(ProtobufSerializer._encode_varints))

@@ -3,143 +3,35 @@ format, subject naming, the data-contract rules), and the asyncio serdes' bases.
 
 The code lives in private modules below this one: :mod:`._serde` (the blocking serdes' base
 classes), :mod:`._rules` and :mod:`._rule_runner` (the rules), :mod:`._aserde` (the asyncio
-bases, built on :mod:`._serde`).
+bases, built on :mod:`._serde`), :mod:`._wire` (the wire format).
 """
 
-# Besides __all__, the imports marked F401 offer what confluent-kafka's serde module has too (what
-# it imports for its own use, the varint helpers) and the builder the format modules share.
+# Each private module's __all__ is what this module offers of it. Besides __all__, the imports
+# marked F401 offer what confluent-kafka's serde module has too (what it imports for its own use,
+# the varint helpers).
 from ..serialization import (  # noqa: F401
     Deserializer,
     MessageField,
     SerializationError,
     Serializer,
 )
-from ._aserde import (
-    AsyncAssociatedNameStrategy,
-    AsyncBaseDeserializer,
-    AsyncBaseSerde,
-    AsyncBaseSerializer,
-    async_build_serde,
-)
+from . import _aserde, _rules, _serde, _wire
+from ._aserde import *  # noqa: F403
 from ._rest import WouldBlock, may_block  # noqa: F401
-from ._rule_runner import (
-    default_validation_rule_executor,
-)
-from ._rules import (
-    DLQ_HEADER_PREFIX,
-    DLQ_RULE_EXCEPTION_HEADER,
-    DLQ_RULE_MODE_HEADER,
-    DLQ_RULE_NAME_HEADER,
-    DLQ_RULE_SUBJECT_HEADER,
-    DLQ_RULE_TOPIC_HEADER,
-    VALIDATION_RULES_PROP,
-    ErrorAction,
-    FieldContext,
-    FieldRuleExecutor,
-    FieldTransform,
-    FieldTransformer,
-    FieldType,
-    Migration,
-    NoneAction,
-    RuleAction,
-    RuleBase,
-    RuleConditionError,
-    RuleContext,
-    RuleError,
-    RuleExecutor,
-    ValidationRule,
-    ValidationRuleError,
-    ValidationRuleExecutor,
-    ValidationRulesExecution,
-    clear_original_key,
-    evaluate_validation_rule,
-    get_original_key,
-    parse_validation_rules,
-    set_original_key,
-)
-from ._serde import (  # noqa: F401
-    FALLBACK_TYPE,
-    KAFKA_CLUSTER_ID,
-    STRATEGY_TYPE_MAP,
-    AssociatedNameStrategy,
-    BaseDeserializer,
-    BaseSerde,
-    BaseSerializer,
-    ParsedSchemaCache,
-    SchemaId,
-    SubjectNameStrategyType,
-    _SerdeBuilder,
-    build_serde,
-    dual_schema_id_deserializer,
+from ._rule_runner import default_validation_rule_executor
+from ._rules import *  # noqa: F403
+from ._serde import *  # noqa: F403
+from ._wire import *  # noqa: F403
+from ._wire import (  # noqa: F401
     encode_message_indexes,
-    header_schema_id_serializer,
-    prefix_schema_id_deserializer,
-    prefix_schema_id_serializer,
     read_message_indexes,
     read_varint,
-    record_subject_name_strategy,
-    reference_subject_name_strategy,
-    topic_record_subject_name_strategy,
-    topic_subject_name_strategy,
     write_varint,
 )
 from .error import SchemaRegistryError  # noqa: F401
 
-__all__ = [
-    "SchemaId",
-    "topic_subject_name_strategy",
-    "topic_record_subject_name_strategy",
-    "record_subject_name_strategy",
-    "reference_subject_name_strategy",
-    "header_schema_id_serializer",
-    "prefix_schema_id_serializer",
-    "dual_schema_id_deserializer",
-    "prefix_schema_id_deserializer",
-    "BaseSerde",
-    "BaseSerializer",
-    "BaseDeserializer",
-    # data-contract rules
-    "FieldType",
-    "FieldContext",
-    "RuleContext",
-    "FieldTransform",
-    "FieldTransformer",
-    "RuleBase",
-    "RuleExecutor",
-    "FieldRuleExecutor",
-    "RuleAction",
-    "ErrorAction",
-    "NoneAction",
-    "DLQ_HEADER_PREFIX",
-    "DLQ_RULE_NAME_HEADER",
-    "DLQ_RULE_MODE_HEADER",
-    "DLQ_RULE_SUBJECT_HEADER",
-    "DLQ_RULE_TOPIC_HEADER",
-    "DLQ_RULE_EXCEPTION_HEADER",
-    "RuleError",
-    "RuleConditionError",
-    "ValidationRulesExecution",
-    "ValidationRule",
-    "ValidationRuleError",
-    "ValidationRuleExecutor",
-    "VALIDATION_RULES_PROP",
-    "parse_validation_rules",
-    "default_validation_rule_executor",
-    "evaluate_validation_rule",
-    "Migration",
-    "set_original_key",
-    "get_original_key",
-    "clear_original_key",
-    "SubjectNameStrategyType",
-    "STRATEGY_TYPE_MAP",
-    "AssociatedNameStrategy",
-    "KAFKA_CLUSTER_ID",
-    "FALLBACK_TYPE",
-    "ParsedSchemaCache",
-    "build_serde",
-    "AsyncAssociatedNameStrategy",
-    "AsyncBaseSerde",
-    "AsyncBaseSerializer",
-    "AsyncBaseDeserializer",
-    "async_build_serde",
-]
+__all__ = ["default_validation_rule_executor"]
+__all__ += _wire.__all__
+__all__ += _serde.__all__
+__all__ += _rules.__all__
+__all__ += _aserde.__all__

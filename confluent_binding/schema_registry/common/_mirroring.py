@@ -19,3 +19,14 @@ def _mirror(module_globals, target):
 
     module_globals["__getattr__"] = __getattr__
     module_globals["__dir__"] = __dir__
+
+
+#: what confluent-kafka's ``common.avro`` and ``common.json_schema`` import for their inline
+#: validation rules (and so offer too)
+_VALIDATION_NAMES = ("VALIDATION_RULES_PROP", "evaluate_validation_rule", "parse_validation_rules")
+
+
+def _offer(module_globals, source, names):
+    """Make a module offer ``names`` of ``source`` besides (what confluent-kafka's namesake
+    imports for its own use)."""
+    module_globals.update((name, getattr(source, name)) for name in names)

@@ -2,6 +2,8 @@
 under confluent-kafka's ``schema_registry.common.avro``."""
 
 from .. import avro as _target
-from ._mirroring import _mirror
+from .. import serde as _serde
+from ._mirroring import _VALIDATION_NAMES, _mirror, _offer
 
 _mirror(globals(), _target)
+_offer(globals(), _serde, _VALIDATION_NAMES)
