@@ -45,7 +45,9 @@ def pop_serde_props(conf, key_prop, value_prop):
     return specs, rest
 
 
-def _checked_build_result(prop, result):
+def _take_built(prop, result, owned, leftovers):
+    """The serde of a builder's ``build()`` result, checked; it goes to ``owned``, the
+    configuration the builder left alone to ``leftovers``."""
     try:
         serde, leftover = result
     except (TypeError, ValueError):
@@ -54,7 +56,9 @@ def _checked_build_result(prop, result):
     if not isinstance(leftover, dict):
         raise ValueError("{}.builder returned {} as the leftover configuration from build(), "
                          "expected a dict".format(prop, type(leftover).__name__))
-    return serde, leftover
+    owned.append(serde)
+    leftovers.append(leftover)
+    return serde
 
 
 def _client_conf(conf, leftovers):
@@ -76,10 +80,8 @@ def build_serdes(specs, conf):
         for spec in specs:
             serde = spec.serde
             if spec.builder is not None:
-                serde, leftover = _checked_build_result(
-                    spec.prop, spec.builder.build(dict(conf), spec.is_key))
-                owned.append(serde)
-                leftovers.append(leftover)
+                serde = _take_built(spec.prop, spec.builder.build(dict(conf), spec.is_key),
+                                    owned, leftovers)
             serdes.append(serde)
     except BaseException:
         _close_quietly(owned)
@@ -102,10 +104,8 @@ async def async_build_serdes(specs, conf):
         for spec in specs:
             serde = spec.serde
             if spec.builder is not None:
-                serde, leftover = _checked_build_result(
-                    spec.prop, await maybe_await(spec.builder.build(dict(conf), spec.is_key)))
-                owned.append(serde)
-                leftovers.append(leftover)
+                result = await maybe_await(spec.builder.build(dict(conf), spec.is_key))
+                serde = _take_built(spec.prop, result, owned, leftovers)
             serdes.append(serde)
     except BaseException:
         try:
@@ -192,21 +192,33 @@ def propagate_async_cluster_id_resolver(resolver, serdes):
     _offer("set_async_cluster_id_resolver", resolver, serdes)
 
 
+def _closers(serdes, *names):
+    """(serde, its first callable method of ``names``) for each serde that has one."""
+    for serde in serdes:
+        for name in names:
+            close = getattr(serde, name, None)
+            if callable(close):
+                yield serde, close
+                break
+
+
+def _kept(first, serde, exc):
+    """The failure to re-raise once every serde was tried: the first; a later one is logged."""
+    if first is None:
+        return exc
+    log.warning("Failed to close serde %r", serde, exc_info=exc)
+    return first
+
+
 def close_serdes(serdes):
     """Close each serde that has ``close()``; re-raise the first failure after trying them all
     (later ones are logged)."""
     first = None
-    for serde in serdes:
-        close = getattr(serde, "close", None)
-        if not callable(close):
-            continue
+    for serde, close in _closers(serdes, "close"):
         try:
             close()
         except BaseException as e:
-            if first is None:
-                first = e
-            else:
-                log.warning("Failed to close serde %r", serde, exc_info=True)
+            first = _kept(first, serde, e)
     if first is not None:
         raise first
 
@@ -215,19 +227,11 @@ async def async_close_serdes(serdes):
     """:func:`close_serdes` for the asyncio clients: ``await serde.aclose()`` where a serde has
     it, else its ``close()`` (awaited if it is a coroutine)."""
     first = None
-    for serde in serdes:
-        close = getattr(serde, "aclose", None)
-        if not callable(close):
-            close = getattr(serde, "close", None)
-        if not callable(close):
-            continue
+    for serde, close in _closers(serdes, "aclose", "close"):
         try:
             await maybe_await(close())
         except BaseException as e:
-            if first is None:
-                first = e
-            else:
-                log.warning("Failed to close serde %r", serde, exc_info=True)
+            first = _kept(first, serde, e)
     if first is not None:
         raise first
 
@@ -257,6 +261,17 @@ def set_up(client, serdes, owned, init):
     except BaseException:
         _close_quietly(owned)
         raise
+
+
+def producing_context(closed, topic, headers):
+    """The key's SerializationContext for a produce() to ``topic``, after the checks the
+    serializing producers make before any serializer runs (closed: RuntimeError; a topic that
+    is not a str: TypeError)."""
+    if closed:
+        raise RuntimeError("Producer has been closed")
+    if not isinstance(topic, str):
+        raise TypeError("topic must be a str, not {}".format(type(topic).__name__))
+    return SerializationContext(topic, MessageField.KEY, headers)
 
 
 def deserialize(msg, key_deserializer, value_deserializer):

@@ -73,28 +73,19 @@ __all__ = [
 ]
 
 _names = {}
+# librdkafka's own names where confluent-kafka's enum members differ
+_LIBRDKAFKA_NAME = {"PREPARING_REBALANCING": "PREPARING_REBALANCE",
+                    "COMPLETING_REBALANCING": "COMPLETING_REBALANCE",
+                    "SCRAM_SHA_256": "SHA_256", "SCRAM_SHA_512": "SHA_512"}
 for _prefix, _enum in (
         ("ACL_OPERATION_", AclOperation), ("ACL_PERMISSION_TYPE_", AclPermissionType),
         ("ALTER_CONFIG_OP_TYPE_", AlterConfigOpType), ("RESOURCE_PATTERN_", ResourcePatternType),
-        ("ELECTION_TYPE_", ElectionType), ("ISOLATION_LEVEL_", IsolationLevel)):
+        ("ELECTION_TYPE_", ElectionType), ("ISOLATION_LEVEL_", IsolationLevel),
+        ("CONSUMER_GROUP_STATE_", ConsumerGroupState), ("CONSUMER_GROUP_TYPE_", ConsumerGroupType),
+        ("SCRAM_MECHANISM_", ScramMechanism)):
     for _member in _enum:
-        _names[_prefix + _member.name] = _member.value
-# librdkafka's own names where confluent-kafka's enum members differ
-_names.update(
-    CONSUMER_GROUP_STATE_UNKNOWN=ConsumerGroupState.UNKNOWN.value,
-    CONSUMER_GROUP_STATE_PREPARING_REBALANCE=ConsumerGroupState.PREPARING_REBALANCING.value,
-    CONSUMER_GROUP_STATE_COMPLETING_REBALANCE=ConsumerGroupState.COMPLETING_REBALANCING.value,
-    CONSUMER_GROUP_STATE_STABLE=ConsumerGroupState.STABLE.value,
-    CONSUMER_GROUP_STATE_DEAD=ConsumerGroupState.DEAD.value,
-    CONSUMER_GROUP_STATE_EMPTY=ConsumerGroupState.EMPTY.value,
-    CONSUMER_GROUP_TYPE_UNKNOWN=ConsumerGroupType.UNKNOWN.value,
-    CONSUMER_GROUP_TYPE_CONSUMER=ConsumerGroupType.CONSUMER.value,
-    CONSUMER_GROUP_TYPE_CLASSIC=ConsumerGroupType.CLASSIC.value,
-    SCRAM_MECHANISM_UNKNOWN=ScramMechanism.UNKNOWN.value,
-    SCRAM_MECHANISM_SHA_256=ScramMechanism.SCRAM_SHA_256.value,
-    SCRAM_MECHANISM_SHA_512=ScramMechanism.SCRAM_SHA_512.value,
-)
+        _names[_prefix + _LIBRDKAFKA_NAME.get(_member.name, _member.name)] = _member.value
 globals().update(_names)
 __all__ += sorted(_names)
-del _prefix, _enum, _member, _names
+del _prefix, _enum, _member, _names, _LIBRDKAFKA_NAME
 

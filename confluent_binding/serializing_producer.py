@@ -8,13 +8,14 @@ from ._serdes import (  # noqa: F401  (confluent's module offers these helpers t
     build_serdes,
     close_serdes,
     pop_serde_props,
+    producing_context,
     propagate_cluster_id_resolver,
     set_up,
     take_serdes,
 )
 from ._types import DeliveryCallback, HeadersType  # noqa: F401  (confluent's module has them)
 from .error import KeySerializationError, ValueSerializationError
-from .serialization import MessageField, SerializationContext
+from .serialization import MessageField, SerializationContext  # noqa: F401  (confluent has it)
 
 __all__ = ["SerializingProducer"]
 
@@ -63,11 +64,7 @@ class SerializingProducer(Producer, Generic[K, V]):
         RuntimeError once closed and TypeError for a non-str topic, both before any serializer
         runs; otherwise what :meth:`Producer.produce` raises.
         """
-        if self._closed:
-            raise RuntimeError("Producer has been closed")
-        if not isinstance(topic, str):
-            raise TypeError("topic must be a str, not {}".format(type(topic).__name__))
-        ctx = SerializationContext(topic, MessageField.KEY, headers)
+        ctx = producing_context(self._closed, topic, headers)
         if self._key_serializer is not None:
             try:
                 key = self._key_serializer(key, ctx)

@@ -4,18 +4,22 @@ The names, constructors, reprs, equality, hashing and ordering are confluent-kaf
 ``from confluent_binding.admin import ...`` replaces ``from confluent_kafka.admin import ...``.
 """
 
-from .._core import OFFSET_INVALID, KafkaError, TopicPartition
-from .._core import _AdminClientImpl as _AdminClientImpl
-from ..error import KafkaException
-from ._client import AdminClient
-from ._metadata import (
+# the metadata classes are the core's, as admin._metadata names them
+from .._core import (
+    OFFSET_INVALID,
     BrokerMetadata,
     ClusterMetadata,
     GroupMember,
     GroupMetadata,
+    KafkaError,
     PartitionMetadata,
     TopicMetadata,
+    TopicPartition,
 )
+from .._core import _AdminClientImpl as _AdminClientImpl
+from ..error import KafkaException
+from . import _metadata  # noqa: F401  (loaded by the package's import, as confluent's)
+from ._client import AdminClient
 from .acls import (
     AclBinding,
     AclBindingFilter,

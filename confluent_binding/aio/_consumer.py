@@ -299,19 +299,19 @@ class AIOConsumer(HandleCalls):
         the consumer. Tasks waiting in poll/consume get RuntimeError, `async for` ends."""
         if self._closed or self._closing:
             return
-        self._closing = True
-        self._watch.close()
-        self._wakeup.close()
         try:
-            self._consumer.close()
+            self._close_consumer()
         finally:
-            self._closed = True
             self._rebalancing.clear()
             await self._background.drain()
 
     def _release(self):
         if getattr(self, "_closed", True) or self._closing:
             return False
+        self._close_consumer()
+        return True
+
+    def _close_consumer(self):
         self._closing = True        # rebalance callbacks of the final revoke run at once
         self._watch.close()
         self._wakeup.close()
@@ -319,7 +319,6 @@ class AIOConsumer(HandleCalls):
             self._consumer.close()
         finally:
             self._closed = True
-        return True
 
 
 def _nothing():

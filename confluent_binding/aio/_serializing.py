@@ -9,6 +9,7 @@ from .._serdes import (
     async_close_serdes,
     maybe_await,
     pop_serde_props,
+    producing_context,
     propagate_async_cluster_id_resolver,
 )
 from ..error import (
@@ -91,11 +92,7 @@ class AsyncSerializingProducer(_AwaitedInit, AIOProducer, Generic[K, V]):
         """Serialize key and value (KeySerializationError/ValueSerializationError), enqueue,
         return a future resolved with the delivered Message. ``on_delivery(err, msg)`` is an
         extension: called with the delivery report as well."""
-        if self._closed:
-            raise RuntimeError("Producer has been closed")
-        if not isinstance(topic, str):
-            raise TypeError("topic must be a str, not {}".format(type(topic).__name__))
-        ctx = SerializationContext(topic, MessageField.KEY, headers)
+        ctx = producing_context(self._closed, topic, headers)
         if self._key_serializer is not None:
             try:
                 key = await maybe_await(self._key_serializer(key, ctx))

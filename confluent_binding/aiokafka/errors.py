@@ -9,7 +9,7 @@ situation (:func:`from_kafka_error`). The original :class:`confluent_binding.Kaf
 as the exception's ``kafka_error`` attribute and its ``__cause__``.
 """
 
-from typing import Any, Iterator
+from typing import Any, Iterator, Optional
 
 from .. import KafkaError as _LibError
 
@@ -46,6 +46,15 @@ class KafkaError(RuntimeError):
     retriable = False
     invalid_metadata = False
 
+    def __init_subclass__(cls, retriable: bool = False, invalid_metadata: bool = False,
+                          **kwargs: Any) -> None:
+        # the flags as class keywords: ``class X(KafkaError, retriable=True)``
+        super().__init_subclass__(**kwargs)
+        if retriable:
+            cls.retriable = True
+        if invalid_metadata:
+            cls.invalid_metadata = True
+
     def __str__(self) -> Any:
         if not self.args:
             return type(self).__name__
@@ -60,46 +69,36 @@ class IllegalArgumentError(KafkaError):
     """An argument the call cannot take."""
 
 
-class NoBrokersAvailable(KafkaError):
+class NoBrokersAvailable(KafkaError, retriable=True, invalid_metadata=True):
     """No broker of the bootstrap list answered."""
-    retriable = True
-    invalid_metadata = True
 
 
-class NodeNotReadyError(KafkaError):
+class NodeNotReadyError(KafkaError, retriable=True):
     """The broker is not connected yet."""
-    retriable = True
 
 
-class KafkaProtocolError(KafkaError):
+class KafkaProtocolError(KafkaError, retriable=True):
     """The broker's response could not be understood."""
-    retriable = True
 
 
-class CorrelationIdError(KafkaProtocolError):
+class CorrelationIdError(KafkaProtocolError, retriable=True):
     """A response did not match its request."""
-    retriable = True
 
 
-class Cancelled(KafkaError):
+class Cancelled(KafkaError, retriable=True):
     """The request was cancelled."""
-    retriable = True
 
 
-class TooManyInFlightRequests(KafkaError):
+class TooManyInFlightRequests(KafkaError, retriable=True):
     """Too many requests are outstanding on the connection."""
-    retriable = True
 
 
-class StaleMetadata(KafkaError):
+class StaleMetadata(KafkaError, retriable=True, invalid_metadata=True):
     """The cluster metadata is out of date."""
-    retriable = True
-    invalid_metadata = True
 
 
-class MetadataEmptyBrokerList(KafkaError):
+class MetadataEmptyBrokerList(KafkaError, retriable=True):
     """The metadata named no broker."""
-    retriable = True
 
 
 class UnrecognizedBrokerVersion(KafkaError):
@@ -137,10 +136,8 @@ class KafkaTimeoutError(KafkaError):
     """The operation did not complete in time."""
 
 
-class KafkaConnectionError(KafkaError):
+class KafkaConnectionError(KafkaError, retriable=True, invalid_metadata=True):
     """The connection to a broker failed."""
-    retriable = True
-    invalid_metadata = True
 
 
 class UnsupportedCodecError(KafkaError):
@@ -193,474 +190,148 @@ class BrokerResponseError(KafkaError):
     message: str = ""
     description: str = ""
 
+    def __init_subclass__(cls, errno: Optional[int] = None, message: str = "",
+                          **kwargs: Any) -> None:
+        # one class a code, declared as ``class X(BrokerResponseError, errno=1, message=...)``
+        super().__init_subclass__(**kwargs)
+        if errno is not None:
+            cls.errno = errno
+            cls.message = message
+            if cls.__doc__ is None:
+                cls.__doc__ = "Kafka error %d, %s." % (errno, message)
+
     def __str__(self) -> Any:
         return "[Error %s] %s" % (self.errno, super().__str__())
 
 
-class UnknownError(BrokerResponseError):
+class UnknownError(BrokerResponseError, errno=-1, message="UNKNOWN"):
     """Kafka error -1, UNKNOWN (also any code without a class of its own)."""
-    errno = -1
-    message = "UNKNOWN"
 
 
-class NoError(BrokerResponseError):
-    """Kafka error 0, NO_ERROR."""
-    errno = 0
-    message = "NO_ERROR"
-
-
-class OffsetOutOfRangeError(BrokerResponseError):
-    """Kafka error 1, OFFSET_OUT_OF_RANGE."""
-    errno = 1
-    message = "OFFSET_OUT_OF_RANGE"
-
-
-class CorruptRecordException(BrokerResponseError):
-    """Kafka error 2, CORRUPT_MESSAGE."""
-    errno = 2
-    message = "CORRUPT_MESSAGE"
-
-
-class UnknownTopicOrPartitionError(BrokerResponseError):
-    """Kafka error 3, UNKNOWN_TOPIC_OR_PARTITION."""
-    errno = 3
-    message = "UNKNOWN_TOPIC_OR_PARTITION"
-    retriable = True
-    invalid_metadata = True
-
-
-class InvalidFetchRequestError(BrokerResponseError):
-    """Kafka error 4, INVALID_FETCH_SIZE."""
-    errno = 4
-    message = "INVALID_FETCH_SIZE"
-
-
-class LeaderNotAvailableError(BrokerResponseError):
-    """Kafka error 5, LEADER_NOT_AVAILABLE."""
-    errno = 5
-    message = "LEADER_NOT_AVAILABLE"
-    retriable = True
-    invalid_metadata = True
-
-
-class NotLeaderForPartitionError(BrokerResponseError):
-    """Kafka error 6, NOT_LEADER_FOR_PARTITION."""
-    errno = 6
-    message = "NOT_LEADER_FOR_PARTITION"
-    retriable = True
-    invalid_metadata = True
-
-
-class RequestTimedOutError(BrokerResponseError):
-    """Kafka error 7, REQUEST_TIMED_OUT."""
-    errno = 7
-    message = "REQUEST_TIMED_OUT"
-    retriable = True
-
-
-class BrokerNotAvailableError(BrokerResponseError):
-    """Kafka error 8, BROKER_NOT_AVAILABLE."""
-    errno = 8
-    message = "BROKER_NOT_AVAILABLE"
-
-
-class ReplicaNotAvailableError(BrokerResponseError):
-    """Kafka error 9, REPLICA_NOT_AVAILABLE."""
-    errno = 9
-    message = "REPLICA_NOT_AVAILABLE"
-
-
-class MessageSizeTooLargeError(BrokerResponseError):
-    """Kafka error 10, MESSAGE_SIZE_TOO_LARGE."""
-    errno = 10
-    message = "MESSAGE_SIZE_TOO_LARGE"
-
-
-class StaleControllerEpochError(BrokerResponseError):
-    """Kafka error 11, STALE_CONTROLLER_EPOCH."""
-    errno = 11
-    message = "STALE_CONTROLLER_EPOCH"
-
-
-class OffsetMetadataTooLargeError(BrokerResponseError):
-    """Kafka error 12, OFFSET_METADATA_TOO_LARGE."""
-    errno = 12
-    message = "OFFSET_METADATA_TOO_LARGE"
-
-
-class StaleLeaderEpochCodeError(BrokerResponseError):
-    """Kafka error 13, STALE_LEADER_EPOCH_CODE."""
-    errno = 13
-    message = "STALE_LEADER_EPOCH_CODE"
-
-
-class GroupLoadInProgressError(BrokerResponseError):
-    """Kafka error 14, COORDINATOR_LOAD_IN_PROGRESS."""
-    errno = 14
-    message = "COORDINATOR_LOAD_IN_PROGRESS"
-    retriable = True
-
-
-class GroupCoordinatorNotAvailableError(BrokerResponseError):
-    """Kafka error 15, COORDINATOR_NOT_AVAILABLE."""
-    errno = 15
-    message = "COORDINATOR_NOT_AVAILABLE"
-    retriable = True
-
-
-class NotCoordinatorForGroupError(BrokerResponseError):
-    """Kafka error 16, NOT_COORDINATOR."""
-    errno = 16
-    message = "NOT_COORDINATOR"
-    retriable = True
-
-
-class InvalidTopicError(BrokerResponseError):
-    """Kafka error 17, INVALID_TOPIC."""
-    errno = 17
-    message = "INVALID_TOPIC"
-
-
-class RecordListTooLargeError(BrokerResponseError):
-    """Kafka error 18, RECORD_LIST_TOO_LARGE."""
-    errno = 18
-    message = "RECORD_LIST_TOO_LARGE"
-
-
-class NotEnoughReplicasError(BrokerResponseError):
-    """Kafka error 19, NOT_ENOUGH_REPLICAS."""
-    errno = 19
-    message = "NOT_ENOUGH_REPLICAS"
-    retriable = True
-
-
-class NotEnoughReplicasAfterAppendError(BrokerResponseError):
-    """Kafka error 20, NOT_ENOUGH_REPLICAS_AFTER_APPEND."""
-    errno = 20
-    message = "NOT_ENOUGH_REPLICAS_AFTER_APPEND"
-    retriable = True
-
-
-class InvalidRequiredAcksError(BrokerResponseError):
-    """Kafka error 21, INVALID_REQUIRED_ACKS."""
-    errno = 21
-    message = "INVALID_REQUIRED_ACKS"
-
-
-class IllegalGenerationError(BrokerResponseError):
-    """Kafka error 22, ILLEGAL_GENERATION."""
-    errno = 22
-    message = "ILLEGAL_GENERATION"
-
-
-class InconsistentGroupProtocolError(BrokerResponseError):
-    """Kafka error 23, INCONSISTENT_GROUP_PROTOCOL."""
-    errno = 23
-    message = "INCONSISTENT_GROUP_PROTOCOL"
-
-
-class InvalidGroupIdError(BrokerResponseError):
-    """Kafka error 24, INVALID_GROUP_ID."""
-    errno = 24
-    message = "INVALID_GROUP_ID"
-
-
-class UnknownMemberIdError(BrokerResponseError):
-    """Kafka error 25, UNKNOWN_MEMBER_ID."""
-    errno = 25
-    message = "UNKNOWN_MEMBER_ID"
-
-
-class InvalidSessionTimeoutError(BrokerResponseError):
-    """Kafka error 26, INVALID_SESSION_TIMEOUT."""
-    errno = 26
-    message = "INVALID_SESSION_TIMEOUT"
-
-
-class RebalanceInProgressError(BrokerResponseError):
-    """Kafka error 27, REBALANCE_IN_PROGRESS."""
-    errno = 27
-    message = "REBALANCE_IN_PROGRESS"
-
-
-class InvalidCommitOffsetSizeError(BrokerResponseError):
-    """Kafka error 28, INVALID_COMMIT_OFFSET_SIZE."""
-    errno = 28
-    message = "INVALID_COMMIT_OFFSET_SIZE"
-
-
-class TopicAuthorizationFailedError(BrokerResponseError):
-    """Kafka error 29, TOPIC_AUTHORIZATION_FAILED."""
-    errno = 29
-    message = "TOPIC_AUTHORIZATION_FAILED"
-
-
-class GroupAuthorizationFailedError(BrokerResponseError):
-    """Kafka error 30, GROUP_AUTHORIZATION_FAILED."""
-    errno = 30
-    message = "GROUP_AUTHORIZATION_FAILED"
-
-
-class ClusterAuthorizationFailedError(BrokerResponseError):
-    """Kafka error 31, CLUSTER_AUTHORIZATION_FAILED."""
-    errno = 31
-    message = "CLUSTER_AUTHORIZATION_FAILED"
-
-
-class InvalidTimestampError(BrokerResponseError):
-    """Kafka error 32, INVALID_TIMESTAMP."""
-    errno = 32
-    message = "INVALID_TIMESTAMP"
-
-
-class UnsupportedSaslMechanismError(BrokerResponseError):
-    """Kafka error 33, UNSUPPORTED_SASL_MECHANISM."""
-    errno = 33
-    message = "UNSUPPORTED_SASL_MECHANISM"
-
-
-class IllegalSaslStateError(BrokerResponseError):
-    """Kafka error 34, ILLEGAL_SASL_STATE."""
-    errno = 34
-    message = "ILLEGAL_SASL_STATE"
-
-
-class UnsupportedVersionError(BrokerResponseError):
-    """Kafka error 35, UNSUPPORTED_VERSION."""
-    errno = 35
-    message = "UNSUPPORTED_VERSION"
-
-
-class TopicAlreadyExistsError(BrokerResponseError):
-    """Kafka error 36, TOPIC_ALREADY_EXISTS."""
-    errno = 36
-    message = "TOPIC_ALREADY_EXISTS"
-
-
-class InvalidPartitionsError(BrokerResponseError):
-    """Kafka error 37, INVALID_PARTITIONS."""
-    errno = 37
-    message = "INVALID_PARTITIONS"
-
-
-class InvalidReplicationFactorError(BrokerResponseError):
-    """Kafka error 38, INVALID_REPLICATION_FACTOR."""
-    errno = 38
-    message = "INVALID_REPLICATION_FACTOR"
-
-
-class InvalidReplicationAssignmentError(BrokerResponseError):
-    """Kafka error 39, INVALID_REPLICATION_ASSIGNMENT."""
-    errno = 39
-    message = "INVALID_REPLICATION_ASSIGNMENT"
-
-
-class InvalidConfigurationError(BrokerResponseError):
-    """Kafka error 40, INVALID_CONFIG."""
-    errno = 40
-    message = "INVALID_CONFIG"
-
-
-class NotControllerError(BrokerResponseError):
-    """Kafka error 41, NOT_CONTROLLER."""
-    errno = 41
-    message = "NOT_CONTROLLER"
-    retriable = True
-
-
-class InvalidRequestError(BrokerResponseError):
-    """Kafka error 42, INVALID_REQUEST."""
-    errno = 42
-    message = "INVALID_REQUEST"
-
-
-class UnsupportedForMessageFormatError(BrokerResponseError):
-    """Kafka error 43, UNSUPPORTED_FOR_MESSAGE_FORMAT."""
-    errno = 43
-    message = "UNSUPPORTED_FOR_MESSAGE_FORMAT"
-
-
-class PolicyViolationError(BrokerResponseError):
-    """Kafka error 44, POLICY_VIOLATION."""
-    errno = 44
-    message = "POLICY_VIOLATION"
-
-
-class OutOfOrderSequenceNumber(BrokerResponseError):
-    """Kafka error 45, OUT_OF_ORDER_SEQUENCE_NUMBER."""
-    errno = 45
-    message = "OUT_OF_ORDER_SEQUENCE_NUMBER"
-
-
-class DuplicateSequenceNumber(BrokerResponseError):
-    """Kafka error 46, DUPLICATE_SEQUENCE_NUMBER."""
-    errno = 46
-    message = "DUPLICATE_SEQUENCE_NUMBER"
-
-
-class InvalidProducerEpoch(BrokerResponseError):
-    """Kafka error 47, INVALID_PRODUCER_EPOCH."""
-    errno = 47
-    message = "INVALID_PRODUCER_EPOCH"
-
-
-class InvalidTxnState(BrokerResponseError):
-    """Kafka error 48, INVALID_TXN_STATE."""
-    errno = 48
-    message = "INVALID_TXN_STATE"
-
-
-class InvalidProducerIdMapping(BrokerResponseError):
-    """Kafka error 49, INVALID_PRODUCER_ID_MAPPING."""
-    errno = 49
-    message = "INVALID_PRODUCER_ID_MAPPING"
-
-
-class InvalidTransactionTimeout(BrokerResponseError):
-    """Kafka error 50, INVALID_TRANSACTION_TIMEOUT."""
-    errno = 50
-    message = "INVALID_TRANSACTION_TIMEOUT"
-
-
-class ConcurrentTransactions(BrokerResponseError):
-    """Kafka error 51, CONCURRENT_TRANSACTIONS."""
-    errno = 51
-    message = "CONCURRENT_TRANSACTIONS"
-
-
-class TransactionCoordinatorFenced(BrokerResponseError):
-    """Kafka error 52, TRANSACTION_COORDINATOR_FENCED."""
-    errno = 52
-    message = "TRANSACTION_COORDINATOR_FENCED"
-
-
-class TransactionalIdAuthorizationFailed(BrokerResponseError):
-    """Kafka error 53, TRANSACTIONAL_ID_AUTHORIZATION_FAILED."""
-    errno = 53
-    message = "TRANSACTIONAL_ID_AUTHORIZATION_FAILED"
-
-
-class SecurityDisabled(BrokerResponseError):
-    """Kafka error 54, SECURITY_DISABLED."""
-    errno = 54
-    message = "SECURITY_DISABLED"
-
-
-class OperationNotAttempted(BrokerResponseError):
-    """Kafka error 55, OPERATION_NOT_ATTEMPTED."""
-    errno = 55
-    message = "OPERATION_NOT_ATTEMPTED"
-
-
-class KafkaStorageError(BrokerResponseError):
-    """Kafka error 56, KAFKA_STORAGE_ERROR."""
-    errno = 56
-    message = "KAFKA_STORAGE_ERROR"
-    retriable = True
-    invalid_metadata = True
-
-
-class LogDirNotFound(BrokerResponseError):
-    """Kafka error 57, LOG_DIR_NOT_FOUND."""
-    errno = 57
-    message = "LOG_DIR_NOT_FOUND"
-
-
-class SaslAuthenticationFailed(BrokerResponseError):
-    """Kafka error 58, SASL_AUTHENTICATION_FAILED."""
-    errno = 58
-    message = "SASL_AUTHENTICATION_FAILED"
-
-
-class UnknownProducerId(BrokerResponseError):
-    """Kafka error 59, UNKNOWN_PRODUCER_ID."""
-    errno = 59
-    message = "UNKNOWN_PRODUCER_ID"
-
-
-class ReassignmentInProgress(BrokerResponseError):
-    """Kafka error 60, REASSIGNMENT_IN_PROGRESS."""
-    errno = 60
-    message = "REASSIGNMENT_IN_PROGRESS"
-
-
-class DelegationTokenAuthDisabled(BrokerResponseError):
-    """Kafka error 61, DELEGATION_TOKEN_AUTH_DISABLED."""
-    errno = 61
-    message = "DELEGATION_TOKEN_AUTH_DISABLED"
-
-
-class DelegationTokenNotFound(BrokerResponseError):
-    """Kafka error 62, DELEGATION_TOKEN_NOT_FOUND."""
-    errno = 62
-    message = "DELEGATION_TOKEN_NOT_FOUND"
-
-
-class DelegationTokenOwnerMismatch(BrokerResponseError):
-    """Kafka error 63, DELEGATION_TOKEN_OWNER_MISMATCH."""
-    errno = 63
-    message = "DELEGATION_TOKEN_OWNER_MISMATCH"
-
-
-class DelegationTokenRequestNotAllowed(BrokerResponseError):
-    """Kafka error 64, DELEGATION_TOKEN_REQUEST_NOT_ALLOWED."""
-    errno = 64
-    message = "DELEGATION_TOKEN_REQUEST_NOT_ALLOWED"
-
-
-class DelegationTokenAuthorizationFailed(BrokerResponseError):
-    """Kafka error 65, DELEGATION_TOKEN_AUTHORIZATION_FAILED."""
-    errno = 65
-    message = "DELEGATION_TOKEN_AUTHORIZATION_FAILED"
-
-
-class DelegationTokenExpired(BrokerResponseError):
-    """Kafka error 66, DELEGATION_TOKEN_EXPIRED."""
-    errno = 66
-    message = "DELEGATION_TOKEN_EXPIRED"
-
-
-class InvalidPrincipalType(BrokerResponseError):
-    """Kafka error 67, INVALID_PRINCIPAL_TYPE."""
-    errno = 67
-    message = "INVALID_PRINCIPAL_TYPE"
-
-
-class NonEmptyGroup(BrokerResponseError):
-    """Kafka error 68, NON_EMPTY_GROUP."""
-    errno = 68
-    message = "NON_EMPTY_GROUP"
-
-
-class GroupIdNotFound(BrokerResponseError):
-    """Kafka error 69, GROUP_ID_NOT_FOUND."""
-    errno = 69
-    message = "GROUP_ID_NOT_FOUND"
-
-
-class FetchSessionIdNotFound(BrokerResponseError):
-    """Kafka error 70, FETCH_SESSION_ID_NOT_FOUND."""
-    errno = 70
-    message = "FETCH_SESSION_ID_NOT_FOUND"
-
-
-class InvalidFetchSessionEpoch(BrokerResponseError):
-    """Kafka error 71, INVALID_FETCH_SESSION_EPOCH."""
-    errno = 71
-    message = "INVALID_FETCH_SESSION_EPOCH"
-
-
-class ListenerNotFound(BrokerResponseError):
-    """Kafka error 72, LISTENER_NOT_FOUND."""
-    errno = 72
-    message = "LISTENER_NOT_FOUND"
-
-
-class MemberIdRequired(BrokerResponseError):
-    """Kafka error 79, MEMBER_ID_REQUIRED."""
-    errno = 79
-    message = "MEMBER_ID_REQUIRED"
-
+# One class a Kafka error code, one line each: aiokafka's class name, the code, the code's name
+# in aiokafka, and the flags where aiokafka sets them (the docstring is made from code and name).
+class NoError(BrokerResponseError, errno=0, message="NO_ERROR"): ...
+class OffsetOutOfRangeError(BrokerResponseError, errno=1, message="OFFSET_OUT_OF_RANGE"): ...
+class CorruptRecordException(BrokerResponseError, errno=2, message="CORRUPT_MESSAGE"): ...
+class UnknownTopicOrPartitionError(BrokerResponseError,
+                                   errno=3, message="UNKNOWN_TOPIC_OR_PARTITION", retriable=True,
+                                   invalid_metadata=True): ...
+class InvalidFetchRequestError(BrokerResponseError, errno=4, message="INVALID_FETCH_SIZE"): ...
+class LeaderNotAvailableError(BrokerResponseError,
+                              errno=5, message="LEADER_NOT_AVAILABLE", retriable=True,
+                              invalid_metadata=True): ...
+class NotLeaderForPartitionError(BrokerResponseError,
+                                 errno=6, message="NOT_LEADER_FOR_PARTITION", retriable=True,
+                                 invalid_metadata=True): ...
+class RequestTimedOutError(BrokerResponseError,
+                           errno=7, message="REQUEST_TIMED_OUT", retriable=True): ...
+class BrokerNotAvailableError(BrokerResponseError, errno=8, message="BROKER_NOT_AVAILABLE"): ...
+class ReplicaNotAvailableError(BrokerResponseError, errno=9, message="REPLICA_NOT_AVAILABLE"): ...
+class MessageSizeTooLargeError(BrokerResponseError, errno=10, message="MESSAGE_SIZE_TOO_LARGE"): ...
+class StaleControllerEpochError(BrokerResponseError,
+                                errno=11, message="STALE_CONTROLLER_EPOCH"): ...
+class OffsetMetadataTooLargeError(BrokerResponseError,
+                                  errno=12, message="OFFSET_METADATA_TOO_LARGE"): ...
+class StaleLeaderEpochCodeError(BrokerResponseError,
+                                errno=13, message="STALE_LEADER_EPOCH_CODE"): ...
+class GroupLoadInProgressError(BrokerResponseError,
+                               errno=14, message="COORDINATOR_LOAD_IN_PROGRESS",
+                               retriable=True): ...
+class GroupCoordinatorNotAvailableError(BrokerResponseError,
+                                        errno=15, message="COORDINATOR_NOT_AVAILABLE",
+                                        retriable=True): ...
+class NotCoordinatorForGroupError(BrokerResponseError,
+                                  errno=16, message="NOT_COORDINATOR", retriable=True): ...
+class InvalidTopicError(BrokerResponseError, errno=17, message="INVALID_TOPIC"): ...
+class RecordListTooLargeError(BrokerResponseError, errno=18, message="RECORD_LIST_TOO_LARGE"): ...
+class NotEnoughReplicasError(BrokerResponseError,
+                             errno=19, message="NOT_ENOUGH_REPLICAS", retriable=True): ...
+class NotEnoughReplicasAfterAppendError(BrokerResponseError,
+                                        errno=20, message="NOT_ENOUGH_REPLICAS_AFTER_APPEND",
+                                        retriable=True): ...
+class InvalidRequiredAcksError(BrokerResponseError, errno=21, message="INVALID_REQUIRED_ACKS"): ...
+class IllegalGenerationError(BrokerResponseError, errno=22, message="ILLEGAL_GENERATION"): ...
+class InconsistentGroupProtocolError(BrokerResponseError,
+                                     errno=23, message="INCONSISTENT_GROUP_PROTOCOL"): ...
+class InvalidGroupIdError(BrokerResponseError, errno=24, message="INVALID_GROUP_ID"): ...
+class UnknownMemberIdError(BrokerResponseError, errno=25, message="UNKNOWN_MEMBER_ID"): ...
+class InvalidSessionTimeoutError(BrokerResponseError,
+                                 errno=26, message="INVALID_SESSION_TIMEOUT"): ...
+class RebalanceInProgressError(BrokerResponseError, errno=27, message="REBALANCE_IN_PROGRESS"): ...
+class InvalidCommitOffsetSizeError(BrokerResponseError,
+                                   errno=28, message="INVALID_COMMIT_OFFSET_SIZE"): ...
+class TopicAuthorizationFailedError(BrokerResponseError,
+                                    errno=29, message="TOPIC_AUTHORIZATION_FAILED"): ...
+class GroupAuthorizationFailedError(BrokerResponseError,
+                                    errno=30, message="GROUP_AUTHORIZATION_FAILED"): ...
+class ClusterAuthorizationFailedError(BrokerResponseError,
+                                      errno=31, message="CLUSTER_AUTHORIZATION_FAILED"): ...
+class InvalidTimestampError(BrokerResponseError, errno=32, message="INVALID_TIMESTAMP"): ...
+class UnsupportedSaslMechanismError(BrokerResponseError,
+                                    errno=33, message="UNSUPPORTED_SASL_MECHANISM"): ...
+class IllegalSaslStateError(BrokerResponseError, errno=34, message="ILLEGAL_SASL_STATE"): ...
+class UnsupportedVersionError(BrokerResponseError, errno=35, message="UNSUPPORTED_VERSION"): ...
+class TopicAlreadyExistsError(BrokerResponseError, errno=36, message="TOPIC_ALREADY_EXISTS"): ...
+class InvalidPartitionsError(BrokerResponseError, errno=37, message="INVALID_PARTITIONS"): ...
+class InvalidReplicationFactorError(BrokerResponseError,
+                                    errno=38, message="INVALID_REPLICATION_FACTOR"): ...
+class InvalidReplicationAssignmentError(BrokerResponseError,
+                                        errno=39, message="INVALID_REPLICATION_ASSIGNMENT"): ...
+class InvalidConfigurationError(BrokerResponseError, errno=40, message="INVALID_CONFIG"): ...
+class NotControllerError(BrokerResponseError,
+                         errno=41, message="NOT_CONTROLLER", retriable=True): ...
+class InvalidRequestError(BrokerResponseError, errno=42, message="INVALID_REQUEST"): ...
+class UnsupportedForMessageFormatError(BrokerResponseError,
+                                       errno=43, message="UNSUPPORTED_FOR_MESSAGE_FORMAT"): ...
+class PolicyViolationError(BrokerResponseError, errno=44, message="POLICY_VIOLATION"): ...
+class OutOfOrderSequenceNumber(BrokerResponseError,
+                               errno=45, message="OUT_OF_ORDER_SEQUENCE_NUMBER"): ...
+class DuplicateSequenceNumber(BrokerResponseError,
+                              errno=46, message="DUPLICATE_SEQUENCE_NUMBER"): ...
+class InvalidProducerEpoch(BrokerResponseError, errno=47, message="INVALID_PRODUCER_EPOCH"): ...
+class InvalidTxnState(BrokerResponseError, errno=48, message="INVALID_TXN_STATE"): ...
+class InvalidProducerIdMapping(BrokerResponseError,
+                               errno=49, message="INVALID_PRODUCER_ID_MAPPING"): ...
+class InvalidTransactionTimeout(BrokerResponseError,
+                                errno=50, message="INVALID_TRANSACTION_TIMEOUT"): ...
+class ConcurrentTransactions(BrokerResponseError, errno=51, message="CONCURRENT_TRANSACTIONS"): ...
+class TransactionCoordinatorFenced(BrokerResponseError,
+                                   errno=52, message="TRANSACTION_COORDINATOR_FENCED"): ...
+class TransactionalIdAuthorizationFailed(BrokerResponseError,
+                                         errno=53,
+                                         message="TRANSACTIONAL_ID_AUTHORIZATION_FAILED"): ...
+class SecurityDisabled(BrokerResponseError, errno=54, message="SECURITY_DISABLED"): ...
+class OperationNotAttempted(BrokerResponseError, errno=55, message="OPERATION_NOT_ATTEMPTED"): ...
+class KafkaStorageError(BrokerResponseError,
+                        errno=56, message="KAFKA_STORAGE_ERROR", retriable=True,
+                        invalid_metadata=True): ...
+class LogDirNotFound(BrokerResponseError, errno=57, message="LOG_DIR_NOT_FOUND"): ...
+class SaslAuthenticationFailed(BrokerResponseError,
+                               errno=58, message="SASL_AUTHENTICATION_FAILED"): ...
+class UnknownProducerId(BrokerResponseError, errno=59, message="UNKNOWN_PRODUCER_ID"): ...
+class ReassignmentInProgress(BrokerResponseError, errno=60, message="REASSIGNMENT_IN_PROGRESS"): ...
+class DelegationTokenAuthDisabled(BrokerResponseError,
+                                  errno=61, message="DELEGATION_TOKEN_AUTH_DISABLED"): ...
+class DelegationTokenNotFound(BrokerResponseError,
+                              errno=62, message="DELEGATION_TOKEN_NOT_FOUND"): ...
+class DelegationTokenOwnerMismatch(BrokerResponseError,
+                                   errno=63, message="DELEGATION_TOKEN_OWNER_MISMATCH"): ...
+class DelegationTokenRequestNotAllowed(BrokerResponseError,
+                                       errno=64,
+                                       message="DELEGATION_TOKEN_REQUEST_NOT_ALLOWED"): ...
+class DelegationTokenAuthorizationFailed(BrokerResponseError,
+                                         errno=65,
+                                         message="DELEGATION_TOKEN_AUTHORIZATION_FAILED"): ...
+class DelegationTokenExpired(BrokerResponseError, errno=66, message="DELEGATION_TOKEN_EXPIRED"): ...
+class InvalidPrincipalType(BrokerResponseError, errno=67, message="INVALID_PRINCIPAL_TYPE"): ...
+class NonEmptyGroup(BrokerResponseError, errno=68, message="NON_EMPTY_GROUP"): ...
+class GroupIdNotFound(BrokerResponseError, errno=69, message="GROUP_ID_NOT_FOUND"): ...
+class FetchSessionIdNotFound(BrokerResponseError,
+                             errno=70, message="FETCH_SESSION_ID_NOT_FOUND"): ...
+class InvalidFetchSessionEpoch(BrokerResponseError,
+                               errno=71, message="INVALID_FETCH_SESSION_EPOCH"): ...
+class ListenerNotFound(BrokerResponseError, errno=72, message="LISTENER_NOT_FOUND"): ...
+class MemberIdRequired(BrokerResponseError, errno=79, message="MEMBER_ID_REQUIRED"): ...
 
 
 # the names the Kafka protocol's later versions gave some of these codes

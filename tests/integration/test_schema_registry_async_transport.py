@@ -14,22 +14,18 @@ from confluent_binding.schema_registry.error import OAuthTokenError, SchemaRegis
 
 from tests.integration.test_schema_registry_transport import (
     _SLOW_DOWN,
-    _TOKEN_REQUEST,
     SIDES,
     USER,
     _answer_first,
     _error,
-    _oauth_conf,
     _server_context,
-    _token_handler,
-    _token_request,
-    _token_url,
     _unique,
 )
 from tests.integration.test_schema_registry_transport import certs as _certs
 from tests.integration.test_schema_registry_transport import env as _env
 from tests.support.http_gate import HttpGate
 from tests.support.http_proxy import ForwardingProxy
+from tests.support.oauth_token_server import TOKEN_REQUEST, TokenServer, busy_once_handler
 
 pytestmark = pytest.mark.integration
 
@@ -177,13 +173,10 @@ def test_oauth_token_requests_are_the_same_as_confluents(schema_registry):
         await client.get_subjects()
 
     for side, mod in sorted(SIDES.items()):
-        with HttpGate(schema_registry.url, local=_token_handler()) as tokens, \
-                HttpGate(schema_registry.url) as registry:
-            _run(mod, _oauth_conf(registry.url, _token_url(tokens)), twice)
-            sent = [(r.headers["Authorization"], r.headers["target-sr-cluster"])
-                    for r in registry.requests]
-            seen[side] = ([_token_request(r) for r in tokens.requests], sent)
-    expected = ([_TOKEN_REQUEST], [("Bearer tok-1", "lsrc-1")] * 2)
+        with TokenServer(schema_registry.url) as server:
+            _run(mod, server.conf(), twice)
+            seen[side] = (server.token_requests(), server.sent())
+    expected = ([TOKEN_REQUEST], [("Bearer tok-1", "lsrc-1")] * 2)
     assert seen["ours"] == seen["theirs"] == expected
 
 
@@ -192,36 +185,22 @@ def test_oauth_token_with_the_configured_ca_and_client_certificate(schema_regist
            "ssl.certificate.location": str(certs.client_cert),
            "ssl.key.location": str(certs.client_key)}
     token_server = _server_context(certs, require_client_cert=True)
-    with HttpGate(schema_registry.url, ssl_context=token_server,
-                  local=_token_handler()) as tokens, HttpGate(schema_registry.url) as registry:
-        assert isinstance(_run(ours, _oauth_conf(registry.url, _token_url(tokens), **tls),
-                               _subjects), list)
-        assert [_token_request(r) for r in tokens.requests] == [_TOKEN_REQUEST]
-        assert registry.requests[-1].headers["Authorization"] == "Bearer tok-1"
+    with TokenServer(schema_registry.url, ssl_context=token_server) as server:
+        assert isinstance(_run(ours, server.conf(**tls), _subjects), list)
+        assert server.token_requests() == [TOKEN_REQUEST]
+        assert server.registry.requests[-1].headers["Authorization"] == "Bearer tok-1"
 
-        no_ca = _oauth_conf(registry.url, _token_url(tokens),
-                            **{k: v for k, v in tls.items() if k != "ssl.ca.location"})
+        no_ca = server.conf(**{k: v for k, v in tls.items() if k != "ssl.ca.location"})
         with pytest.raises(OAuthTokenError, match="CERTIFICATE_VERIFY_FAILED"):
             _run(ours, no_ca, _subjects)
-        assert len(tokens.requests) == 1 and len(registry.requests) == 1
+        assert len(server.tokens.requests) == 1 and len(server.registry.requests) == 1
 
 
 def test_oauth_token_endpoint_retry_after_is_honoured(schema_registry):
     tokens_seen = []
-    ok = _token_handler("tok-2")
-
-    def local(method, path, body):
-        tokens_seen.append(time.monotonic())
-        if len(tokens_seen) == 1:
-            return (503, b'{"error": "temporarily_unavailable"}', {"Retry-After": "1"})
-        return ok(method, path, body)
-
-    with HttpGate(schema_registry.url, local=local) as tokens, \
-            HttpGate(schema_registry.url) as registry:
-        conf = _oauth_conf(registry.url, _token_url(tokens),
-                           **{"max.retries": 1, "retries.wait.ms": 10})
-        _run(ours, conf, _subjects)
-        assert registry.requests[-1].headers["Authorization"] == "Bearer tok-2"
+    with TokenServer(schema_registry.url, busy_once_handler(tokens_seen, "tok-2")) as server:
+        _run(ours, server.conf(**{"max.retries": 1, "retries.wait.ms": 10}), _subjects)
+        assert server.registry.requests[-1].headers["Authorization"] == "Bearer tok-2"
     assert len(tokens_seen) == 2 and tokens_seen[1] - tokens_seen[0] >= 0.95
 
 

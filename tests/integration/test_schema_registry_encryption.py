@@ -221,6 +221,7 @@ def produce(side, conf, topic, records, serializer):
     for value in records:
         producer.produce(topic, value=value, on_delivery=lambda err, msg: delivered.append(err))
     assert producer.flush(30) == 0
+    producer.close()
     assert delivered == [None] * len(records)
 
 
@@ -451,6 +452,7 @@ def test_wrong_secret_and_missing_driver(kafka_cluster, gate, make_topic):
         producer = side.kafka.SerializingProducer(dict(conf, **{"value.serializer": ser}))
         with pytest.raises(Exception) as raised:
             producer.produce(missing_topic, value=record("avro", "ann"))
+        producer.close()
         outcomes[side] = _without_thread_ids(wrong), failure(raised.value)
     assert outcomes[OURS] == outcomes[THEIRS]
     wrong, missing = outcomes[OURS]

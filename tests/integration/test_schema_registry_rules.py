@@ -110,6 +110,7 @@ def produce(side, conf, topic, records, value_serializer):
             outcomes.append((type(e).__name__, e.args[0].name(), type(inner).__name__,
                              str(inner), type(inner.__cause__).__name__, str(inner.__cause__)))
     assert producer.flush(30) == 0
+    producer.close()
     assert delivered == [None] * outcomes.count(None)
     return outcomes
 
@@ -299,6 +300,7 @@ def test_read_rule_sends_the_consumed_bytes_to_the_dead_letter_topic(kafka_clust
         for key, record in (("k0", GOOD), ("k1", BAD)):
             producer.produce(topic, key=key, value=dict(record))
         assert producer.flush(30) == 0
+        producer.close()
         raw = consume(side, conf, topic, 2, key_deserializer=None)
 
         action = side.dlq(dict(conf, **{"dlq.topic": dead, "dlq.auto.flush": True}))

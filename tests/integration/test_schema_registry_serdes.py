@@ -169,9 +169,10 @@ def test_references(kafka_cluster, schema_registry, make_topic):
     topic = make_topic()
     ser = json_schema.JSONSerializer(Schema(order, "JSON", json_refs), client)
     produce("ours", conf, topic, [{"to": {"city": "Oslo"}}], ser)
+    producer = cb.SerializingProducer(dict(conf, **{"value.serializer": ser}))
     with pytest.raises(error.ValueSerializationError, match="'city' is a required property"):
-        cb.SerializingProducer(dict(conf, **{"value.serializer": ser})).produce(
-            topic, value={"to": {}})
+        producer.produce(topic, value={"to": {}})
+    producer.close()
     assert consume("ours", conf, topic, 1, json_schema.JSONDeserializer(
         None, schema_registry_client=client)) == [("k0", {"to": {"city": "Oslo"}})]
 

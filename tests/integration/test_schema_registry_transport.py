@@ -5,7 +5,6 @@ OAuth token requests.  Each scenario runs on confluent-kafka's client too, where
 behave alike."""
 
 import asyncio
-import base64
 import json
 import ssl
 import time
@@ -22,6 +21,15 @@ from confluent_binding.testing import make_test_certificates
 
 from tests.support.http_gate import HttpGate
 from tests.support.http_proxy import ForwardingProxy
+from tests.support.oauth_token_server import (
+    TOKEN_REQUEST,
+    TokenServer,
+    busy_once_handler,
+    oauth_conf,
+    token_handler,
+    token_request,
+    token_url,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -231,55 +239,16 @@ def test_a_url_that_stays_unavailable_is_left_for_the_next(schema_registry, side
 # -- OAuth token requests ----------------------------------------------------------------------
 
 
-def _token_handler(token="tok-1"):
-    answer = json.dumps({"access_token": token, "token_type": "Bearer", "expires_in": 3600})
-    return lambda method, path, body: (200, answer.encode())
-
-
-def _oauth_conf(registry_url, token_url, **more):
-    conf = {
-        "url": registry_url,
-        "bearer.auth.credentials.source": "OAUTHBEARER",
-        "bearer.auth.client.id": "client-1",
-        "bearer.auth.client.secret": "s3cret",
-        "bearer.auth.scope": "registry",
-        "bearer.auth.issuer.endpoint.url": token_url,
-        "bearer.auth.logical.cluster": "lsrc-1",
-        "max.retries": 0,
-    }
-    conf.update(more)
-    return conf
-
-
-def _token_url(gate):
-    return "%s://127.0.0.1:%d/oauth2/token" % (urllib.parse.urlsplit(gate.url).scheme,
-                                               urllib.parse.urlsplit(gate.url).port)
-
-
-def _token_request(recorded):
-    """What a token request asked for, comparable across clients."""
-    return (recorded.method, recorded.path, recorded.headers.get("Authorization"),
-            urllib.parse.parse_qs(recorded.body.decode()))
-
-
-_BASIC = "Basic " + base64.b64encode(b"client-1:s3cret").decode()
-_TOKEN_REQUEST = ("POST", "/oauth2/token", _BASIC,
-                  {"grant_type": ["client_credentials"], "scope": ["registry"]})
-
-
 def test_oauth_token_requests_are_the_same_as_confluents(schema_registry):
     seen = {}
     for side, mod in sorted(SIDES.items()):
-        with HttpGate(schema_registry.url, local=_token_handler()) as tokens, \
-                HttpGate(schema_registry.url) as registry:
-            with mod.SchemaRegistryClient(_oauth_conf(registry.url, _token_url(tokens))) as c:
+        with TokenServer(schema_registry.url) as server:
+            with mod.SchemaRegistryClient(server.conf()) as c:
                 c.get_subjects()
                 c.get_subjects()
-            sent = [(r.headers["Authorization"], r.headers["target-sr-cluster"])
-                    for r in registry.requests]
-            seen[side] = ([_token_request(r) for r in tokens.requests], sent)
+            seen[side] = (server.token_requests(), server.sent())
     # one token request, its token on every registry request
-    expected = ([_TOKEN_REQUEST], [("Bearer tok-1", "lsrc-1")] * 2)
+    expected = ([TOKEN_REQUEST], [("Bearer tok-1", "lsrc-1")] * 2)
     assert seen["ours"] == seen["theirs"] == expected
 
 
@@ -289,23 +258,21 @@ def test_oauth_token_is_fetched_with_the_configured_ca_and_client_certificate(sc
            "ssl.certificate.location": str(certs.client_cert),
            "ssl.key.location": str(certs.client_key)}
     token_server = _server_context(certs, require_client_cert=True)
-    with HttpGate(schema_registry.url, ssl_context=token_server,
-                  local=_token_handler()) as tokens, HttpGate(schema_registry.url) as registry:
-        conf = _oauth_conf(registry.url, _token_url(tokens), **tls)
+    with TokenServer(schema_registry.url, ssl_context=token_server) as server:
+        tokens, registry = server.tokens, server.registry
+        conf = server.conf(**tls)
         with ours.SchemaRegistryClient(conf) as c:
             assert isinstance(c.get_subjects(), list)
-        assert [_token_request(r) for r in tokens.requests] == [_TOKEN_REQUEST]
+        assert server.token_requests() == [TOKEN_REQUEST]
         assert registry.requests[-1].headers["Authorization"] == "Bearer tok-1"
 
         # Without the CA, the token endpoint's certificate is refused ...
-        no_ca = _oauth_conf(registry.url, _token_url(tokens),
-                            **{k: v for k, v in tls.items() if k != "ssl.ca.location"})
+        no_ca = server.conf(**{k: v for k, v in tls.items() if k != "ssl.ca.location"})
         with ours.SchemaRegistryClient(no_ca) as c:
             with pytest.raises(OAuthTokenError, match="CERTIFICATE_VERIFY_FAILED"):
                 c.get_subjects()
         # ... and without the client certificate, the token endpoint refuses the client.
-        no_cert = _oauth_conf(registry.url, _token_url(tokens),
-                              **{"ssl.ca.location": str(certs.ca_cert)})
+        no_cert = server.conf(**{"ssl.ca.location": str(certs.ca_cert)})
         with ours.SchemaRegistryClient(no_cert) as c:
             with pytest.raises(OAuthTokenError, match="Failed to retrieve token after 0 attempts"):
                 c.get_subjects()
@@ -320,35 +287,25 @@ def test_oauth_token_is_fetched_with_the_configured_ca_and_client_certificate(sc
 
 def test_oauth_token_requests_go_through_the_proxy_too(schema_registry, env, certs):
     with HttpGate(schema_registry.url, ssl_context=_server_context(certs),
-                  local=_token_handler()) as tokens, ForwardingProxy() as proxy:
+                  local=token_handler()) as tokens, ForwardingProxy() as proxy:
         env.setenv("HTTP_PROXY", proxy.url)
         env.setenv("HTTPS_PROXY", proxy.url)
-        conf = _oauth_conf(schema_registry.url, _token_url(tokens),
-                           **{"ssl.ca.location": str(certs.ca_cert)})
+        conf = oauth_conf(schema_registry.url, token_url(tokens),
+                          **{"ssl.ca.location": str(certs.ca_cert)})
         with ours.SchemaRegistryClient(conf) as c:
             assert isinstance(c.get_subjects(), list)
         port = urllib.parse.urlsplit(tokens.url).port
         assert proxy.forwarded[0] == ("CONNECT", "127.0.0.1:%d" % port)
         [(method, target)] = proxy.forwarded[1:]  # the registry request, after the token
         assert method == "GET" and target.startswith(schema_registry.url + "/subjects?")
-        assert [_token_request(r) for r in tokens.requests] == [_TOKEN_REQUEST]
+        assert [token_request(r) for r in tokens.requests] == [TOKEN_REQUEST]
 
 
 def test_oauth_token_endpoint_retry_after_is_honoured(schema_registry):
     tokens_seen = []
-    ok = _token_handler("tok-2")
-
-    def local(method, path, body):
-        tokens_seen.append(time.monotonic())
-        if len(tokens_seen) == 1:
-            return (503, b'{"error": "temporarily_unavailable"}', {"Retry-After": "1"})
-        return ok(method, path, body)
-
-    with HttpGate(schema_registry.url, local=local) as tokens, \
-            HttpGate(schema_registry.url) as registry:
-        conf = _oauth_conf(registry.url, _token_url(tokens), **{"max.retries": 1,
-                                                               "retries.wait.ms": 10})
-        with ours.SchemaRegistryClient(conf) as c:
+    with TokenServer(schema_registry.url, busy_once_handler(tokens_seen, "tok-2")) as server:
+        with ours.SchemaRegistryClient(server.conf(**{"max.retries": 1,
+                                                      "retries.wait.ms": 10})) as c:
             c.get_subjects()
-        assert registry.requests[-1].headers["Authorization"] == "Bearer tok-2"
+        assert server.registry.requests[-1].headers["Authorization"] == "Bearer tok-2"
     assert len(tokens_seen) == 2 and tokens_seen[1] - tokens_seen[0] >= 0.95
