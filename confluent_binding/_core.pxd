@@ -70,8 +70,12 @@ cdef class _TopicNames:
     cdef bytes _last_c
     cdef str _last
     cdef dict _names
+    cdef rd_kafka_topic_t *_kept    # the last topic seen, while a reference on it is held
+    cdef bint _released             # the handle is being freed: no new reference
 
     cdef str get(self, rd_kafka_topic_t *rkt)
+    cdef void _drop(self) noexcept
+    cdef void release(self) noexcept
 
 
 cdef class TopicPartition:           # not final: applications subclass it
@@ -276,6 +280,9 @@ cdef class Consumer(_Handle):
     cdef void _hold(self, _Taken *t) noexcept
     cdef void _drop_held(self) noexcept
     cdef int _fetch(self, _Taken *t, size_t want, int wait) except -1
+    cdef Message _deliver_one(self, rd_kafka_message_t *rkm)
+    cdef void _keep_one(self, rd_kafka_message_t *rkm) noexcept
+    cdef Message _poll_held(self)
     cdef rd_kafka_queue_t *_close_queue     # close() began: librdkafka's close events arrive here
 
     cdef void _end_close_queue(self) noexcept

@@ -230,44 +230,74 @@ cdef class Consumer(_Handle):
         """The next message or event (a Message with error() set), or None after ``timeout``
         seconds (-1: wait forever)."""
         self._ensure_open()
+        if self._held != NULL:      # an earlier call took messages it could not deliver
+            return self._poll_held()
         cdef rd_kafka_t *rk = self._rk
         cdef rd_kafka_message_t *rkm
-        cdef Message m = None
         cdef double deadline
         cdef int wait
+        # First a non-blocking look with the GIL held: when messages are waiting (the common
+        # case under load) there is no GIL release and no clock reading at all. Callbacks
+        # already queued are served here: counted in, so they cannot close().
+        self._blocking.enter(False)
+        rkm = rd_kafka_consumer_poll(rk, 0)
+        self._blocking.leave(False)
+        if rkm == NULL and self._exc is None:
+            # (nothing taken yet: whatever raises in here loses no message)
+            deadline = _deadline(timeout)
+            while True:
+                wait = _chunk_ms(deadline)
+                if wait:
+                    with self._blocking:
+                        with nogil:
+                            rkm = rd_kafka_consumer_poll(rk, wait)
+                if (rkm != NULL or self._exc is not None or wait == 0
+                        or self._blocking.shuts_out()):
+                    break
+                PyErr_CheckSignals()
+        return self._deliver_one(rkm)
+
+    cdef Message _deliver_one(self, rd_kafka_message_t *rkm):
+        """The end of poll(): raises what a callback raised meanwhile, else the Message of
+        ``rkm`` (None for NULL). The message taken is destroyed once copied, or kept for the
+        next call when this one raises (never lost)."""
+        cdef Message m = None
+        if self._exc is not None:
+            if rkm != NULL:
+                self._keep_one(rkm)
+            self._raise_pending()
+        if rkm == NULL:
+            return None
+        try:    # (not try/except: that saves the exception state on every call)
+            m = _message_from_c(rkm, self._names, False)
+        finally:
+            if m is None:       # it raised
+                self._keep_one(rkm)
+            else:
+                rd_kafka_message_destroy(rkm)
+        return m
+
+    cdef void _keep_one(self, rd_kafka_message_t *rkm) noexcept:
+        """Keeps one message poll() took for the next call (see _hold)."""
+        cdef _Taken t
+        t.msgs = <rd_kafka_message_t **>malloc(sizeof(void *))
+        if t.msgs == NULL:      # out of memory: nothing can keep it
+            rd_kafka_message_destroy(rkm)
+            return
+        t.msgs[0], t.cap, t.start, t.end, t.held = rkm, 1, 0, 1, False
+        self._hold(&t)
+
+    cdef Message _poll_held(self):
+        """poll() when an earlier call kept messages: the first of them, fetching nothing."""
+        cdef Message m
         cdef _Taken t
         self._take_start(&t, 1)
         try:
-            if not t.held:
-                # First a non-blocking look with the GIL held: when messages are waiting (the
-                # common case under load) there is no GIL release and no clock reading at all.
-                # Callbacks already queued are served here: counted in, so they cannot close().
-                self._blocking.enter(False)
-                rkm = rd_kafka_consumer_poll(rk, 0)
-                self._blocking.leave(False)
-                if rkm != NULL:
-                    t.msgs[0], t.end = rkm, 1
-                elif self._exc is None:
-                    deadline = _deadline(timeout)
-                    while True:
-                        wait = _chunk_ms(deadline)
-                        if wait:
-                            with self._blocking:
-                                with nogil:
-                                    rkm = rd_kafka_consumer_poll(rk, wait)
-                            if rkm != NULL:
-                                t.msgs[0], t.end = rkm, 1
-                        if (rkm != NULL or self._exc is not None or wait == 0
-                                or self._blocking.shuts_out()):
-                            break
-                        PyErr_CheckSignals()
-                self._raise_pending()
-            if t.start < t.end:
-                m = _message_from_c(t.msgs[t.start], self._names, False)
+            m = _message_from_c(t.msgs[t.start], self._names, False)
         except BaseException:   # never lose a message taken from librdkafka
             self._take_end(&t, 0)
             raise
-        self._take_end(&t, 1 if m is not None else 0)
+        self._take_end(&t, 1)
         return m
 
     def consume(self, int num_messages=1, timeout=-1):

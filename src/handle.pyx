@@ -595,6 +595,7 @@ cdef class _Handle:
             rd_kafka_queue_destroy(self._queue)
             self._queue = NULL
         self._rk = NULL
+        self._names.release()
         with nogil:
             rd_kafka_destroy_flags(rk, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)
 

@@ -229,6 +229,7 @@ cdef class ShareConsumer(_Handle):
             return
         self._callbacks_off = True
         self._rkshare = NULL
+        self._names.release()
         cdef rd_kafka_error_t *error
         with nogil:
             error = rd_kafka_share_destroy_flags(rkshare, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)
@@ -442,6 +443,7 @@ cdef class ShareConsumer(_Handle):
         cdef rd_kafka_share_t *rkshare = self._rkshare
         cdef rd_kafka_error_t *error
         cdef rd_kafka_error_t *destroy_error
+        self._names.release()       # before the rd_kafka_t is freed
         with self._blocking:
             with nogil:
                 error = rd_kafka_share_consumer_close(rkshare)

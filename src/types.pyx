@@ -28,6 +28,8 @@ from includes.rdkafka cimport (
     RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME,
     RD_KAFKA_TIMESTAMP_NOT_AVAILABLE,
     cb_message_may_have_headers,
+    cb_topic_keep,
+    cb_topic_release,
     rd_kafka_header_get_all,
     rd_kafka_headers_t,
     rd_kafka_message_errstr,
@@ -247,7 +249,10 @@ cdef class Message:
 
 @cython.binding(False)
 cdef class _TopicNames:
-    """Caches the topic str per topic name seen in librdkafka messages."""
+    """Caches the topic str per topic name seen in librdkafka messages. The last topic handle
+    seen is recognised by its address alone while a reference on it is held (cb_topic_keep():
+    its address cannot name another topic meanwhile); without one, by its name. The owning
+    handle calls release() before it frees its rd_kafka_t."""
 
     def __cinit__(self):
         self._last_c = b""
@@ -255,6 +260,8 @@ cdef class _TopicNames:
         self._names = {}
 
     cdef str get(self, rd_kafka_topic_t *rkt):
+        if rkt == self._kept:
+            return self._last
         cdef const char *name = rd_kafka_topic_name(rkt)
         if strcmp(name, <const char *>self._last_c) == 0:
             return self._last
@@ -264,8 +271,23 @@ cdef class _TopicNames:
             s = b.decode("utf-8", "replace")
             if len(self._names) < 10000:
                 self._names[b] = s
+        self._drop()
+        if not self._released and cb_topic_keep(rkt):
+            self._kept = rkt
         self._last_c, self._last = b, s
         return s
+
+    cdef void _drop(self) noexcept:
+        cdef rd_kafka_topic_t *rkt = self._kept
+        if rkt != NULL:
+            self._kept = NULL
+            cb_topic_release(rkt)
+
+    cdef void release(self) noexcept:
+        """Drops the reference on the last topic handle and takes no other: the owning handle
+        is about to call rd_kafka_destroy()."""
+        self._released = True
+        self._drop()
 
 
 cdef inline rd_kafka_headers_t *_headers_of(const rd_kafka_message_t *rkm) noexcept:

@@ -458,3 +458,5 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
 # rdkafka_fast.h: faster equivalents of public calls on hot paths.
 cdef extern from "rdkafka_fast.h" nogil:
     bint cb_message_may_have_headers(const rd_kafka_message_t *rkmessage)
+    bint cb_topic_keep(rd_kafka_topic_t *rkt)
+    void cb_topic_release(rd_kafka_topic_t *rkt)
