@@ -37,6 +37,7 @@ include "handle.pyx"      # _Handle (one rd_kafka_t), the GIL-free call bracket,
 include "producer.pyx"
 include "aio_future.pyx"    # the asyncio producer's DeliveryFuture and its compiled produce()
 include "consumer.pyx"
+include "aio_records.pyx"   # aiokafka's ConsumerRecords made from consumed Messages
 include "arrow_buffers.pyx"  # the memory of Arrow batches: buffers, their export, a pool
 include "arrow.pyx"         # columnar consume: messages into Arrow batches, their schema
 include "arrow_sink.pyx"    # the Arrow sink: rows of Arrow arrays produced in one C loop

@@ -5,7 +5,7 @@
 
 from cpython.contextvars cimport PyContext_CopyCurrent, PyContext_Enter, PyContext_Exit
 from cpython.exc cimport PyErr_WarnEx
-from cpython.object cimport PyObject
+from cpython.object cimport PyObject, PyTypeObject
 
 from includes.python cimport CO_COROUTINE, PyCodeObject, cb_send_result, cb_set_am_send
 
@@ -33,6 +33,71 @@ cdef int _asyncio_types() except -1:
 
 
 cdef tuple _STATES = ("PENDING", "CANCELLED", "FINISHED")
+
+
+cdef extern from "Python.h":
+    PyObject *PyType_GenericAlloc(PyTypeObject *type, Py_ssize_t nitems) except NULL
+    void PyTuple_SET_ITEM(object p, Py_ssize_t pos, object o)
+
+
+cdef inline object _named_tuple(object cls, Py_ssize_t n):
+    """An empty ``n``-item instance of the named tuple class ``cls``, as tuple.__new__ starts
+    one (without the plain tuple it copies from); the caller sets every item (_set_item)."""
+    cdef PyObject *o = PyType_GenericAlloc(<PyTypeObject *>cls, n)
+    t = <object>o
+    Py_DECREF(t)        # <object> took a reference of its own: the one from the allocation goes
+    return t
+
+
+cdef inline void _set_item(object t, Py_ssize_t i, object v) noexcept:
+    Py_INCREF(v)        # PyTuple_SET_ITEM takes over a reference
+    PyTuple_SET_ITEM(t, i, v)
+
+
+@cython.binding(False)
+@cython.final
+@cython.auto_pickle(False)
+cdef class _RecordMetadataOf:
+    """The result mapping of an API face (``DeliveryFuture._map``) that makes aiokafka's
+    RecordMetadata of a delivery: ``record_type(topic, partition, partition_type(topic,
+    partition), offset, timestamp or None, timestamp type (0: create time, 1: log append time),
+    None)``, both types named tuples. A future mapped with it makes that straight from its
+    delivery report when read (no Message in between); called with a Message it maps that."""
+
+    cdef object record_type, partition_type
+
+    def __cinit__(self, type record_type not None, type partition_type not None):
+        if not (issubclass(record_type, tuple) and issubclass(partition_type, tuple)
+                and record_type.__itemsize__ and partition_type.__itemsize__
+                and not record_type.__dictoffset__ and not partition_type.__dictoffset__):
+            raise TypeError("_RecordMetadataOf takes two named tuple classes")
+        self.record_type, self.partition_type = record_type, partition_type
+
+    cdef object of_fields(self, object topic, const _MsgFields *f):
+        """Both tuples are made outside the cycle collector: immutable, their items strings,
+        numbers and None, they cannot be part of a cycle (one made per delivered record would
+        otherwise make every collection of a loop with many tasks alive more frequent)."""
+        partition = None if f.partition < 0 else f.partition
+        tp = _named_tuple(self.partition_type, 2)
+        _set_item(tp, 0, topic)
+        _set_item(tp, 1, partition)
+        PyObject_GC_UnTrack(tp)
+        md = _named_tuple(self.record_type, 7)
+        _set_item(md, 0, topic)
+        _set_item(md, 1, partition)
+        _set_item(md, 2, tp)
+        _set_item(md, 3, None if f.offset < 0 else f.offset)
+        _set_item(md, 4, f.timestamp if f.tstype else None)
+        _set_item(md, 5, f.tstype - 1 if f.tstype > 1 else 0)
+        _set_item(md, 6, None)
+        PyObject_GC_UnTrack(md)
+        return md
+
+    def __call__(self, Message msg not None):
+        cdef _MsgFields f
+        f.partition, f.offset = msg._partition, msg._offset
+        f.tstype, f.timestamp = msg._tstype, msg._timestamp
+        return self.of_fields(msg._topic, &f)
 
 
 @cython.binding(False)
@@ -93,6 +158,10 @@ cdef class DeliveryFuture:
         awaited, and most are freed soon after)."""
         if self.dr_pending:
             self.dr_pending = False
+            if self.face is not None and type(self.face[0]) is _RecordMetadataOf:
+                self.value = (<_RecordMetadataOf>self.face[0]).of_fields(self.dr_topic, &self.dr)
+                self.dr_topic = self.dr_value = self.dr_key = None
+                return self.value
             self.value = _message_of(self.dr_topic, self.dr_value, self.dr_key, &self.dr)
             self.dr_topic = self.dr_value = self.dr_key = None
             if self.face is not None:
@@ -108,6 +177,17 @@ cdef class DeliveryFuture:
         if self.state != FUT_PENDING or self.dr_pending:
             raise RuntimeError("_map() is for a pending future")
         self.face = (result, error, tuple(quiet))
+        return self
+
+    def _map_as(self, tuple face not None):
+        """``_map(*face)`` for ``face`` = (result, error, quiet), ``quiet`` a tuple: one tuple an
+        API face shares between its futures, none made (and kept by the cycle collector) per
+        message."""
+        if self.state != FUT_PENDING or self.dr_pending:
+            raise RuntimeError("_map() is for a pending future")
+        if len(face) != 3 or type(face[2]) is not tuple:
+            raise TypeError("_map_as() takes (result, error, quiet tuple)")
+        self.face = face
         return self
 
     def exception(self):

@@ -78,6 +78,10 @@ CONSUMER_DEFAULTS = dict(_COMMON_DEFAULTS, **{
     "isolation.level": "read_uncommitted",
     "partition.assignment.strategy": "roundrobin",
     "socket.timeout.ms": "40000",
+    # aiokafka fetches a partition again as soon as its fetched records are consumed;
+    # librdkafka, once its queue holds queued.min.messages, waits this long before looking
+    # again (its default, 1000 ms, stalls a consumer that keeps up)
+    "fetch.queue.backoff.ms": "10",
 })
 ADMIN_DEFAULTS = dict(_COMMON_DEFAULTS, **{"socket.timeout.ms": "40000"})
 

@@ -19,7 +19,7 @@ from typing import (
     Union,
 )
 
-from ... import OFFSET_BEGINNING, OFFSET_END, KafkaError
+from ... import OFFSET_BEGINNING, OFFSET_END, KafkaError, _core
 from ... import TopicPartition as _TP
 from ...aio import AIOConsumer
 from ...error import KafkaException
@@ -49,6 +49,11 @@ _NOT_RAISED = frozenset(getattr(KafkaError, name) for name in (
     "_TRANSPORT", "_ALL_BROKERS_DOWN", "_RESOLVE", "_MAX_POLL_EXCEEDED", "_TIMED_OUT",
     "LEADER_NOT_AVAILABLE", "NOT_LEADER_FOR_PARTITION", "REQUEST_TIMED_OUT"))
 log = logging.getLogger(__name__)
+# the core's makers of ConsumerRecords from consumed Messages (src/aio_records.pyx)
+_record_of = getattr(_core, "_aiokafka_record")
+_batch_of = getattr(_core, "_aiokafka_batch")
+# getone() reads the wall clock for last_poll_timestamp() once per this many records
+_CLOCK_EVERY = 256
 
 
 class _View(types.SimpleNamespace):
@@ -112,6 +117,8 @@ class AIOKafkaConsumer:
         self._held: List[ConsumerRecord] = []
         self._paused: Set[TopicPartition] = set()
         self._last_poll: Dict[Any, int] = {}
+        self._clock_ms = 0
+        self._clock_uses = 0
         # (topic, partition) -> the offset of a seek that no record has followed yet
         self._sought: Dict[Any, int] = {}
         if topics:
@@ -245,18 +252,6 @@ class AIOKafkaConsumer:
 
     # -- fetching --
 
-    def _record(self, msg: Any) -> Any:
-        if self._sought:
-            self._sought.pop((msg.topic(), msg.partition()), None)
-        tstype, ts = msg.timestamp()
-        key, value = msg.key(), msg.value()
-        kd, vd = self._key_deserializer, self._value_deserializer
-        return ConsumerRecord(
-            msg.topic(), msg.partition(), msg.offset(), ts, max(tstype - 1, 0),
-            kd(key) if kd is not None else key, vd(value) if vd is not None else value,
-            None, -1 if key is None else len(key), -1 if value is None else len(value),
-            tuple(msg.headers() or ()))
-
     def _raise_for(self, err: Any) -> Any:
         """Raise a consumer error event as aiokafka would, or log it when aiokafka would not
         raise it (a missing topic, a broker connection lost, ...)."""
@@ -270,24 +265,46 @@ class AIOKafkaConsumer:
 
     async def getone(self, *partitions: TopicPartition) -> ConsumerRecord:
         """The next record (of ``partitions`` when given), waiting as long as it takes."""
-        _check_tps(partitions)
+        if partitions:
+            _check_tps(partitions)
         consumer = self._c()
         while True:
-            for i, rec in enumerate(self._held):
-                if not partitions or (rec.topic, rec.partition) in partitions:
-                    return self._held.pop(i)
+            if self._held:
+                for i, rec in enumerate(self._held):
+                    if not partitions or (rec.topic, rec.partition) in partitions:
+                        return self._held.pop(i)
             try:
-                msg = await consumer.poll(-1)
+                # what is ready now is taken without a wait (and without the engine's
+                # coroutine); an empty queue (or the engine's own buffer or rebalance to
+                # settle) goes through the engine's poll, which waits on the loop
+                msg = None
+                if not (consumer._buffered or consumer._rebalancing):
+                    msg = consumer._consumer.poll(0)
+                    if consumer._rebalancing:
+                        await consumer._settle_rebalance()
+                if msg is None:
+                    self._clock_uses = 0
+                    msg = await consumer.poll(-1)
+                    if msg is None:
+                        continue
             except (KafkaException, RuntimeError) as exc:
                 raise translation(exc, closed=ConsumerStoppedError) from exc
-            if msg is None:
-                continue
             if msg.error() is not None:
                 self._raise_for(msg.error())
                 continue
-            rec = self._record(msg)
-            self._last_poll[(rec.topic, rec.partition)] = int(time.time() * 1000)
-            if not partitions or (rec.topic, rec.partition) in partitions:
+            rec = _record_of(msg, ConsumerRecord, self._key_deserializer,
+                             self._value_deserializer)
+            where = (rec.topic, rec.partition)
+            if self._sought:
+                self._sought.pop(where, None)
+            # last_poll_timestamp(): the wall clock read once per _CLOCK_EVERY records handed
+            # out (and whenever getone() had to wait), not once per record
+            self._clock_uses -= 1
+            if self._clock_uses <= 0:
+                self._clock_uses = _CLOCK_EVERY
+                self._clock_ms = int(time.time() * 1000)
+            self._last_poll[where] = self._clock_ms
+            if not partitions or where in partitions:
                 return rec
             self._held.append(rec)
 
@@ -297,7 +314,8 @@ class AIOKafkaConsumer:
         """The records ready now ({TopicPartition: [ConsumerRecord]}), waiting up to
         ``timeout_ms`` for the first when none is; at most ``max_records`` (default:
         ``max_poll_records``, else 500)."""
-        _check_tps(partitions)
+        if partitions:
+            _check_tps(partitions)
         if max_records is not None and (not isinstance(max_records, int) or max_records < 1):
             raise ValueError("`max_records` must be a positive Integer")
         consumer = self._c()
@@ -310,31 +328,29 @@ class AIOKafkaConsumer:
                     msgs += await consumer.consume(limit - 1, 0)
         except (KafkaException, RuntimeError) as exc:
             raise translation(exc, closed=ConsumerStoppedError) from exc
-        records = self._held
-        self._held = []
-        error = None
-        record = self._record
-        for msg in msgs:
-            if msg.error() is not None:
-                if error is None:
-                    try:
-                        self._raise_for(msg.error())
-                    except Exception as exc:
-                        error = exc
-                continue
-            records.append(record(msg))
-        if error is not None:       # raised now; the records come with the next call
-            self._held.extend(records)
-            raise error
-        # grouped by (topic, partition): one TopicPartition and one time stamp per partition
+        # grouped by (topic, partition), the records held back first; the new ones made and
+        # grouped in one compiled call
         groups: Dict[Tuple[str, int], List[ConsumerRecord]] = {}
-        for rec in records:
+        for rec in self._held:
             where = (rec.topic, rec.partition)
             group = groups.get(where)
             if group is None:
                 groups[where] = [rec]
             else:
                 group.append(rec)
+        self._held = []
+        events = _batch_of(msgs, ConsumerRecord, self._key_deserializer,
+                           self._value_deserializer, groups)
+        if self._sought:
+            for where in groups:
+                self._sought.pop(where, None)
+        for msg in events:
+            try:
+                self._raise_for(msg.error())
+            except Exception as exc:    # raised now; the records come with the next call
+                for group in groups.values():
+                    self._held.extend(group)
+                raise exc
         out: Dict[TopicPartition, List[ConsumerRecord]] = {}
         now = int(time.time() * 1000)
         for where, group in groups.items():

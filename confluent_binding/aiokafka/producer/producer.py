@@ -27,11 +27,13 @@ _consumers_by_group: "weakref.WeakValueDictionary[str, Any]" = weakref.WeakValue
 _Headers = Optional[Iterable[Tuple[str, Optional[bytes]]]]
 
 
-def _metadata(msg: Any) -> Any:
-    tstype, ts = msg.timestamp()
-    tp = TopicPartition(msg.topic(), msg.partition())
-    return RecordMetadata(tp.topic, tp.partition, tp, msg.offset(),
-                          ts if tstype else None, max(tstype - 1, 0), None)
+# the RecordMetadata of a delivered Message (the core's, which a send()'s future also uses to
+# make it straight from the delivery report, src/aio_future.pyx)
+_metadata = getattr(_core, "_RecordMetadataOf")(RecordMetadata, TopicPartition)
+# what a send()'s future is mapped with (DeliveryFuture._map_as): its result made a
+# RecordMetadata when read, its error aiokafka's, and records purged by an abort or stop not
+# reported when nobody awaits them. One tuple for every future.
+_FACE = (_metadata, from_kafka_error, _PURGED)
 
 
 def _group_only_metadata(group_id: Any) -> Any:
@@ -114,13 +116,6 @@ class AIOKafkaProducer:
         with translated():
             return await self.client._wait_on_metadata(topic)
 
-    def _serialize(self, key: Any, value: Any) -> Any:
-        if self._key_serializer is not None:
-            key = self._key_serializer(key)
-        if self._value_serializer is not None:
-            value = self._value_serializer(value)
-        return key, value
-
     def _partition(self, topic: Any, partition: Any, key: Any, value: Any, serialized_key: Any,
                    serialized_value: Any) -> Any:
         """The partition a record goes to: ``partition`` when given, else the partitioner's
@@ -139,22 +134,29 @@ class AIOKafkaProducer:
         librdkafka's queue is full. ``headers``: (str, bytes) pairs."""
         if value is None and key is None:
             raise AssertionError("Need at least one: key or value")
-        producer = self._p()
+        producer = self._producer
+        if producer is None or self._closed:
+            producer = self._p()        # raises
         if self._transactional and not self._in_txn:
             raise IllegalOperation("Can't send messages while not in transaction")
-        key, value = self._serialize(key, value)
+        if self._key_serializer is not None:
+            key = self._key_serializer(key)
+        if self._value_serializer is not None:
+            value = self._value_serializer(value)
         try:
-            if partition is None and self._custom_partitioner:
-                await self.client._wait_on_metadata(topic)
-                partition = self._partition(topic, None, None, None, key, value)
-            fut = await producer.produce(topic, value, key,
-                                         partition=-1 if partition is None else partition,
-                                         timestamp=timestamp_ms or 0, headers=headers)
+            if partition is None:
+                if self._custom_partitioner:
+                    await self.client._wait_on_metadata(topic)
+                    partition = self._partition(topic, None, None, None, key, value)
+                else:
+                    partition = -1
+            # produce(topic, value, key, partition, on_delivery, timestamp, headers)
+            fut = await producer.produce(topic, value, key, partition, None, timestamp_ms or 0,
+                                         headers)
         except (KafkaException, RuntimeError) as exc:
             raise translation(exc, closed=ProducerClosed) from exc
         # the future itself, its result made a RecordMetadata when read and its error aiokafka's
-        # (records purged by an abort or stop need no awaiting: they are not reported)
-        return fut._map(_metadata, from_kafka_error, _PURGED)
+        return fut._map_as(_FACE)
 
     async def send_and_wait(self, topic: str, value: Any = None, key: Any = None,
                             partition: Optional[int] = None, timestamp_ms: Optional[int] = None,
