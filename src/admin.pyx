@@ -139,22 +139,6 @@ from includes.rdkafka_admin cimport (
 )
 
 
-cdef int _check_errstr(rd_kafka_resp_err_t err, char *errstr) except -1:
-    """An argument librdkafka refused: ValueError with its reason (as confluent-kafka)."""
-    if err:
-        raise ValueError(_cstr(errstr))
-    return 0
-
-
-cdef int _check_option(rd_kafka_error_t *error) except -1:
-    """An option librdkafka refused (destroyed here): ValueError with its reason."""
-    if error == NULL:
-        return 0
-    reason = _cstr(rd_kafka_error_string(error))
-    rd_kafka_error_destroy(error)
-    raise ValueError(reason)
-
-
 cdef int32_t *_broker_ids(list ids) except NULL:
     cdef int32_t *out = <int32_t *>malloc(max(len(ids), 1) * sizeof(int32_t))
     if out == NULL:

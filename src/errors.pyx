@@ -1,7 +1,13 @@
-# KafkaError, and the helpers that turn librdkafka's errors into it: one per C error shape
-# (an rd_kafka_resp_err_t with an optional reason, an rd_kafka_error_t, an errstr buffer).
+# KafkaError, and every helper that turns librdkafka's errors into Python exceptions: one per C
+# error shape (an rd_kafka_resp_err_t with an optional reason, an rd_kafka_error_t, an errstr
+# buffer), then the few places whose exception type confluent-kafka chooses otherwise (admin
+# options, produce, the share consumer).
 
 from includes.rdkafka cimport (
+    RD_KAFKA_RESP_ERR__CONFLICT,
+    RD_KAFKA_RESP_ERR__INVALID_ARG,
+    RD_KAFKA_RESP_ERR__QUEUE_FULL,
+    RD_KAFKA_RESP_ERR__STATE,
     RD_KAFKA_RESP_ERR_NO_ERROR,
     rd_kafka_err2name,
     rd_kafka_err2str,
@@ -195,3 +201,65 @@ cdef int _raise_errstr(rd_kafka_resp_err_t err, char *errstr, str context=None) 
     ("context: reason" when a context is given)."""
     cdef str reason = _cstr(errstr)
     raise KafkaException(KafkaError(<int>err, "%s: %s" % (context, reason) if context else reason))
+
+
+# What the AdminClient's option and request setters refuse (ValueError, as confluent-kafka).
+
+cdef int _check_errstr(rd_kafka_resp_err_t err, char *errstr) except -1:
+    """An argument librdkafka refused: ValueError with its reason (as confluent-kafka)."""
+    if err:
+        raise ValueError(_cstr(errstr))
+    return 0
+
+
+cdef int _check_option(rd_kafka_error_t *error) except -1:
+    """An option librdkafka refused (destroyed here): ValueError with its reason."""
+    if error == NULL:
+        return 0
+    reason = _cstr(rd_kafka_error_string(error))
+    rd_kafka_error_destroy(error)
+    raise ValueError(reason)
+
+
+# What produce() refuses: a full queue is BufferError, the rest KafkaException.
+
+cdef int _raise_produce_error(rd_kafka_resp_err_t err) except -1:
+    if err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
+        raise BufferError(_cstr(rd_kafka_err2str(err)))
+    _check(err, "Unable to produce message")
+
+
+# The share consumer's errors, as confluent-kafka raises them.
+
+cdef object _share_exception(rd_kafka_resp_err_t code, str text, object kafka_error=None):
+    """The exception confluent-kafka raises for a share consumer error: invalid state and
+    concurrent use have their own RuntimeError subclasses, a bad argument is a ValueError,
+    anything else a KafkaException (carrying ``kafka_error`` when given)."""
+    if code == RD_KAFKA_RESP_ERR__STATE:
+        return IllegalStateException(text)
+    if code == RD_KAFKA_RESP_ERR__CONFLICT:
+        return ConcurrentModificationException(text)
+    if code == RD_KAFKA_RESP_ERR__INVALID_ARG:
+        return ValueError(text)
+    return KafkaException(kafka_error if kafka_error is not None else KafkaError(<int>code, text))
+
+
+cdef int _share_check(rd_kafka_resp_err_t err, str context) except -1:
+    """Raise the share consumer's exception for a non-zero rd_kafka_resp_err_t."""
+    if err == RD_KAFKA_RESP_ERR_NO_ERROR:
+        return 0
+    raise _share_exception(err, "%s: %s" % (context, _cstr(rd_kafka_err2str(err))))
+
+
+cdef int _share_check_error(rd_kafka_error_t *error) except -1:
+    """Raise the share consumer's exception for an rd_kafka_error_t (destroying it)."""
+    if error == NULL:
+        return 0
+    cdef rd_kafka_resp_err_t code = rd_kafka_error_code(error)
+    cdef str text
+    try:
+        text = _cstr(rd_kafka_error_string(error)) or _cstr(rd_kafka_err2str(code))
+        ke = _kafka_error_of(error)
+    finally:
+        rd_kafka_error_destroy(error)
+    raise _share_exception(code, text, ke)

@@ -582,12 +582,6 @@ cdef inline void _vu_message(rd_kafka_vu_t *vus, rd_kafka_topic_t *rkt, int32_t 
     vus[4].u.mem.ptr, vus[4].u.mem.size = <void *>kp, kn
 
 
-cdef int _raise_produce_error(rd_kafka_resp_err_t err) except -1:
-    if err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
-        raise BufferError(_cstr(rd_kafka_err2str(err)))
-    _check(err, "Unable to produce message")
-
-
 cdef double _max_block_seconds(object value) except -1:
     """The ``max.block.ms`` property (milliseconds, a number or a numeric string) in seconds;
     0 when unset."""

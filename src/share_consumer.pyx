@@ -7,16 +7,10 @@ from includes.rdkafka cimport (
     RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE,
     RD_KAFKA_PARTITION_UA,
     RD_KAFKA_RESP_ERR_NO_ERROR,
-    RD_KAFKA_RESP_ERR__CONFLICT,
-    RD_KAFKA_RESP_ERR__INVALID_ARG,
-    RD_KAFKA_RESP_ERR__STATE,
     rd_kafka_conf_destroy,
     rd_kafka_conf_t,
-    rd_kafka_error_code,
     rd_kafka_error_destroy,
-    rd_kafka_error_string,
     rd_kafka_error_t,
-    rd_kafka_err2str,
     rd_kafka_last_error,
     rd_kafka_message_t,
     rd_kafka_resp_err_t,
@@ -108,40 +102,6 @@ class Messages:
 
     def __repr__(self):
         return "Messages(%r)" % (self._records,)
-
-
-cdef object _share_exception(rd_kafka_resp_err_t code, str text, object kafka_error=None):
-    """The exception confluent-kafka raises for a share consumer error: invalid state and
-    concurrent use have their own RuntimeError subclasses, a bad argument is a ValueError,
-    anything else a KafkaException (carrying ``kafka_error`` when given)."""
-    if code == RD_KAFKA_RESP_ERR__STATE:
-        return IllegalStateException(text)
-    if code == RD_KAFKA_RESP_ERR__CONFLICT:
-        return ConcurrentModificationException(text)
-    if code == RD_KAFKA_RESP_ERR__INVALID_ARG:
-        return ValueError(text)
-    return KafkaException(kafka_error if kafka_error is not None else KafkaError(<int>code, text))
-
-
-cdef int _share_check(rd_kafka_resp_err_t err, str context) except -1:
-    """Raise the share consumer's exception for a non-zero rd_kafka_resp_err_t."""
-    if err == RD_KAFKA_RESP_ERR_NO_ERROR:
-        return 0
-    raise _share_exception(err, "%s: %s" % (context, _cstr(rd_kafka_err2str(err))))
-
-
-cdef int _share_check_error(rd_kafka_error_t *error) except -1:
-    """Raise the share consumer's exception for an rd_kafka_error_t (destroying it)."""
-    if error == NULL:
-        return 0
-    cdef rd_kafka_resp_err_t code = rd_kafka_error_code(error)
-    cdef str text
-    try:
-        text = _cstr(rd_kafka_error_string(error)) or _cstr(rd_kafka_err2str(code))
-        ke = _kafka_error_of(error)
-    finally:
-        rd_kafka_error_destroy(error)
-    raise _share_exception(code, text, ke)
 
 
 cdef dict _acked_offsets(const rd_kafka_share_partition_offsets_list_t *lst):
