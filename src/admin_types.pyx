@@ -1,6 +1,8 @@
-# The AdminClient's result conversions: librdkafka's admin result events -> plain tuples and
+# The AdminClient's result conversions: librdkafka's admin result events -> named tuples and
 # lists (the shapes confluent_binding.admin._results turns into the model types). Everything is
 # copied out; the event is destroyed by the caller.
+
+from collections import namedtuple
 
 from includes.rdkafka cimport (
     RD_KAFKA_EVENT_ALTERCONFIGS_RESULT,
@@ -179,6 +181,36 @@ from includes.rdkafka_admin cimport (
 )
 
 
+# The shapes the results cross into Python in (admin._results reads them by these names).
+_NodeRow = namedtuple("_NodeRow", "id host port rack")
+_TopicResultRow = namedtuple("_TopicResultRow", "topic error")
+_ConfigEntryRow = namedtuple("_ConfigEntryRow", "name value source is_read_only is_default "
+                             "is_sensitive is_synonym synonyms")
+_ConfigResourceRow = namedtuple("_ConfigResourceRow", "restype name error entries")
+_AclRow = namedtuple("_AclRow", "restype name resource_pattern_type principal host operation "
+                     "permission_type")
+_GroupOffsetsRow = namedtuple("_GroupOffsetsRow", "group_id partitions")
+_MemberRow = namedtuple("_MemberRow", "member_id client_id host group_instance_id assignment "
+                        "target_assignment")
+_GroupDescriptionRow = namedtuple("_GroupDescriptionRow", "group_id is_simple_consumer_group "
+                                  "members partition_assignor state coordinator "
+                                  "authorized_operations type")
+_PartitionInfoRow = namedtuple("_PartitionInfoRow", "partition leader replicas isr")
+_UuidRow = namedtuple("_UuidRow", "most_significant_bits least_significant_bits")
+_TopicDescriptionRow = namedtuple("_TopicDescriptionRow", "name topic_id is_internal partitions "
+                                  "authorized_operations")
+_GroupListingRow = namedtuple("_GroupListingRow", "group_id is_simple_consumer_group state type")
+_ListedGroupsRow = namedtuple("_ListedGroupsRow", "valid errors")
+_ClusterRow = namedtuple("_ClusterRow", "cluster_id controller nodes authorized_operations")
+_ListedOffsetRow = namedtuple("_ListedOffsetRow", "topic partition error offset timestamp "
+                              "leader_epoch")
+_DeletedRecordsRow = namedtuple("_DeletedRecordsRow", "topic partition error offset")
+_ScramInfoRow = namedtuple("_ScramInfoRow", "mechanism iterations")
+_ScramDescriptionRow = namedtuple("_ScramDescriptionRow", "user error credential_infos")
+_ScramAlteredRow = namedtuple("_ScramAlteredRow", "user error")
+_ElectedRow = namedtuple("_ElectedRow", "topic partition offset partition_error error")
+
+
 cdef inline object _str_or_none(const char *s):
     return None if s == NULL else _cstr(s)
 
@@ -186,8 +218,8 @@ cdef inline object _str_or_none(const char *s):
 cdef object _node(const rd_kafka_Node_t *n):
     if n == NULL:
         return None
-    return (rd_kafka_Node_id(n), _str_or_none(rd_kafka_Node_host(n)), rd_kafka_Node_port(n),
-            _str_or_none(rd_kafka_Node_rack(n)))
+    return _NodeRow(rd_kafka_Node_id(n), _str_or_none(rd_kafka_Node_host(n)),
+                    rd_kafka_Node_port(n), _str_or_none(rd_kafka_Node_rack(n)))
 
 
 cdef list _nodes(const rd_kafka_Node_t **nodes, size_t cnt):
@@ -201,19 +233,20 @@ cdef object _operations(const rd_kafka_AclOperation_t *ops, size_t cnt):
 
 
 cdef list _topic_results(const rd_kafka_topic_result_t **res, size_t cnt):
-    return [(_cstr(rd_kafka_topic_result_name(res[i])),
-             _kafka_error(rd_kafka_topic_result_error(res[i]),
-                          rd_kafka_topic_result_error_string(res[i])))
+    return [_TopicResultRow(_cstr(rd_kafka_topic_result_name(res[i])),
+                            _kafka_error(rd_kafka_topic_result_error(res[i]),
+                                         rd_kafka_topic_result_error_string(res[i])))
             for i in range(cnt)]
 
 
-cdef tuple _config_entry(const rd_kafka_ConfigEntry_t *e):
+cdef object _config_entry(const rd_kafka_ConfigEntry_t *e):
     cdef size_t n = 0
     cdef const rd_kafka_ConfigEntry_t **syn = rd_kafka_ConfigEntry_synonyms(e, &n)
-    return (_cstr(rd_kafka_ConfigEntry_name(e)), _str_or_none(rd_kafka_ConfigEntry_value(e)),
-            <int>rd_kafka_ConfigEntry_source(e), bool(rd_kafka_ConfigEntry_is_read_only(e)),
-            bool(rd_kafka_ConfigEntry_is_default(e)), bool(rd_kafka_ConfigEntry_is_sensitive(e)),
-            bool(rd_kafka_ConfigEntry_is_synonym(e)), [_config_entry(syn[i]) for i in range(n)])
+    return _ConfigEntryRow(
+        _cstr(rd_kafka_ConfigEntry_name(e)), _str_or_none(rd_kafka_ConfigEntry_value(e)),
+        <int>rd_kafka_ConfigEntry_source(e), bool(rd_kafka_ConfigEntry_is_read_only(e)),
+        bool(rd_kafka_ConfigEntry_is_default(e)), bool(rd_kafka_ConfigEntry_is_sensitive(e)),
+        bool(rd_kafka_ConfigEntry_is_synonym(e)), [_config_entry(syn[i]) for i in range(n)])
 
 
 cdef list _config_results(const rd_kafka_ConfigResource_t **res, size_t cnt):
@@ -223,20 +256,21 @@ cdef list _config_results(const rd_kafka_ConfigResource_t **res, size_t cnt):
     for i in range(cnt):
         n = 0
         entries = rd_kafka_ConfigResource_configs(res[i], &n)
-        out.append((<int>rd_kafka_ConfigResource_type(res[i]),
-                    _cstr(rd_kafka_ConfigResource_name(res[i])),
-                    _kafka_error(rd_kafka_ConfigResource_error(res[i]),
-                                 rd_kafka_ConfigResource_error_string(res[i])),
-                    [_config_entry(entries[j]) for j in range(n)]))
+        out.append(_ConfigResourceRow(<int>rd_kafka_ConfigResource_type(res[i]),
+                                      _cstr(rd_kafka_ConfigResource_name(res[i])),
+                                      _kafka_error(rd_kafka_ConfigResource_error(res[i]),
+                                                   rd_kafka_ConfigResource_error_string(res[i])),
+                                      [_config_entry(entries[j]) for j in range(n)]))
     return out
 
 
-cdef tuple _acl(const rd_kafka_AclBinding_t *a):
-    return (<int>rd_kafka_AclBinding_restype(a), _str_or_none(rd_kafka_AclBinding_name(a)),
-            <int>rd_kafka_AclBinding_resource_pattern_type(a),
-            _str_or_none(rd_kafka_AclBinding_principal(a)),
-            _str_or_none(rd_kafka_AclBinding_host(a)), <int>rd_kafka_AclBinding_operation(a),
-            <int>rd_kafka_AclBinding_permission_type(a))
+cdef object _acl(const rd_kafka_AclBinding_t *a):
+    return _AclRow(<int>rd_kafka_AclBinding_restype(a), _str_or_none(rd_kafka_AclBinding_name(a)),
+                   <int>rd_kafka_AclBinding_resource_pattern_type(a),
+                   _str_or_none(rd_kafka_AclBinding_principal(a)),
+                   _str_or_none(rd_kafka_AclBinding_host(a)),
+                   <int>rd_kafka_AclBinding_operation(a),
+                   <int>rd_kafka_AclBinding_permission_type(a))
 
 
 cdef list _group_results(const rd_kafka_group_result_t **res, size_t cnt, bint with_partitions):
@@ -248,8 +282,8 @@ cdef list _group_results(const rd_kafka_group_result_t **res, size_t cnt, bint w
         if err is not None:
             out.append(err)
         elif with_partitions:
-            out.append((_cstr(rd_kafka_group_result_name(res[i])),
-                        _parts_to_py(rd_kafka_group_result_partitions(res[i]))))
+            out.append(_GroupOffsetsRow(_cstr(rd_kafka_group_result_name(res[i])),
+                                        _parts_to_py(rd_kafka_group_result_partitions(res[i]))))
         else:
             out.append(None)
     return out
@@ -270,15 +304,17 @@ cdef object _group_description(const rd_kafka_ConsumerGroupDescription_t *g):
     cdef list members = []
     for i in range(rd_kafka_ConsumerGroupDescription_member_count(g)):
         m = rd_kafka_ConsumerGroupDescription_member(g, i)
-        members.append((_str_or_none(rd_kafka_MemberDescription_consumer_id(m)),
-                        _str_or_none(rd_kafka_MemberDescription_client_id(m)),
-                        _str_or_none(rd_kafka_MemberDescription_host(m)),
-                        _str_or_none(rd_kafka_MemberDescription_group_instance_id(m)),
-                        _member_assignment(rd_kafka_MemberDescription_assignment(m)),
-                        _member_assignment(rd_kafka_MemberDescription_target_assignment(m))))
+        members.append(_MemberRow(
+            _str_or_none(rd_kafka_MemberDescription_consumer_id(m)),
+            _str_or_none(rd_kafka_MemberDescription_client_id(m)),
+            _str_or_none(rd_kafka_MemberDescription_host(m)),
+            _str_or_none(rd_kafka_MemberDescription_group_instance_id(m)),
+            _member_assignment(rd_kafka_MemberDescription_assignment(m)),
+            _member_assignment(rd_kafka_MemberDescription_target_assignment(m))))
     cdef const rd_kafka_AclOperation_t *ops = \
         rd_kafka_ConsumerGroupDescription_authorized_operations(g, &nops)
-    return (_cstr(rd_kafka_ConsumerGroupDescription_group_id(g)),
+    return _GroupDescriptionRow(
+            _cstr(rd_kafka_ConsumerGroupDescription_group_id(g)),
             bool(rd_kafka_ConsumerGroupDescription_is_simple_consumer_group(g)), members,
             _str_or_none(rd_kafka_ConsumerGroupDescription_partition_assignor(g)),
             <int>rd_kafka_ConsumerGroupDescription_state(g),
@@ -300,14 +336,17 @@ cdef object _topic_description(const rd_kafka_TopicDescription_t *t):
         nrep = nisr = 0
         rep = rd_kafka_TopicPartitionInfo_replicas(parts[i], &nrep)
         isr = rd_kafka_TopicPartitionInfo_isr(parts[i], &nisr)
-        partitions.append((rd_kafka_TopicPartitionInfo_partition(parts[i]),
-                           _node(rd_kafka_TopicPartitionInfo_leader(parts[i])),
-                           _nodes(rep, nrep), _nodes(isr, nisr)))
+        partitions.append(_PartitionInfoRow(
+            rd_kafka_TopicPartitionInfo_partition(parts[i]),
+            _node(rd_kafka_TopicPartitionInfo_leader(parts[i])), _nodes(rep, nrep),
+            _nodes(isr, nisr)))
     cdef const rd_kafka_Uuid_t *uid = rd_kafka_TopicDescription_topic_id(t)
     cdef const rd_kafka_AclOperation_t *ops = \
         rd_kafka_TopicDescription_authorized_operations(t, &nops)
-    return (_cstr(rd_kafka_TopicDescription_name(t)),
-            (rd_kafka_Uuid_most_significant_bits(uid), rd_kafka_Uuid_least_significant_bits(uid)),
+    return _TopicDescriptionRow(
+            _cstr(rd_kafka_TopicDescription_name(t)),
+            _UuidRow(rd_kafka_Uuid_most_significant_bits(uid),
+                     rd_kafka_Uuid_least_significant_bits(uid)),
             bool(rd_kafka_TopicDescription_is_internal(t)), partitions, _operations(ops, nops))
 
 
@@ -376,16 +415,18 @@ cdef object _admin_result(rd_kafka_event_t *ev):
     if etype == RD_KAFKA_EVENT_LISTOFFSETS_RESULT:
         return _listed_offsets(ev)
     if etype == RD_KAFKA_EVENT_DELETERECORDS_RESULT:
-        return [(tp.topic, tp.partition, tp.error, tp.offset) for tp in _parts_to_py(
-            rd_kafka_DeleteRecords_result_offsets(rd_kafka_event_DeleteRecords_result(ev)))]
+        return [_DeletedRecordsRow(tp.topic, tp.partition, tp.error, tp.offset)
+                for tp in _parts_to_py(rd_kafka_DeleteRecords_result_offsets(
+                    rd_kafka_event_DeleteRecords_result(ev)))]
     if etype == RD_KAFKA_EVENT_DESCRIBEUSERSCRAMCREDENTIALS_RESULT:
         return _described_scram(ev)
     if etype == RD_KAFKA_EVENT_ALTERUSERSCRAMCREDENTIALS_RESULT:
         responses = rd_kafka_AlterUserScramCredentials_result_responses(
             rd_kafka_event_AlterUserScramCredentials_result(ev), &n)
-        return [(_cstr(rd_kafka_AlterUserScramCredentials_result_response_user(responses[i])),
-                 _kafka_error_of(
-                     rd_kafka_AlterUserScramCredentials_result_response_error(responses[i])))
+        return [_ScramAlteredRow(
+                    _cstr(rd_kafka_AlterUserScramCredentials_result_response_user(responses[i])),
+                    _kafka_error_of(
+                        rd_kafka_AlterUserScramCredentials_result_response_error(responses[i])))
                 for i in range(n)]
     if etype == RD_KAFKA_EVENT_ELECTLEADERS_RESULT:
         return _elected(ev)
@@ -409,29 +450,30 @@ cdef list _deleted_acls(rd_kafka_event_t *ev):
     return out
 
 
-cdef tuple _listed_groups(rd_kafka_event_t *ev):
+cdef object _listed_groups(rd_kafka_event_t *ev):
     cdef size_t i, n = 0, ne = 0
     cdef const rd_kafka_ListConsumerGroups_result_t *res = \
         rd_kafka_event_ListConsumerGroups_result(ev)
     cdef const rd_kafka_ConsumerGroupListing_t **valid = \
         rd_kafka_ListConsumerGroups_result_valid(res, &n)
     cdef const rd_kafka_error_t **errors = rd_kafka_ListConsumerGroups_result_errors(res, &ne)
-    return ([(_cstr(rd_kafka_ConsumerGroupListing_group_id(valid[i])),
-              bool(rd_kafka_ConsumerGroupListing_is_simple_consumer_group(valid[i])),
-              <int>rd_kafka_ConsumerGroupListing_state(valid[i]),
-              <int>rd_kafka_ConsumerGroupListing_type(valid[i])) for i in range(n)],
-            [_kafka_error_of(errors[i]) for i in range(ne)])
+    return _ListedGroupsRow(
+        [_GroupListingRow(_cstr(rd_kafka_ConsumerGroupListing_group_id(valid[i])),
+                          bool(rd_kafka_ConsumerGroupListing_is_simple_consumer_group(valid[i])),
+                          <int>rd_kafka_ConsumerGroupListing_state(valid[i]),
+                          <int>rd_kafka_ConsumerGroupListing_type(valid[i])) for i in range(n)],
+        [_kafka_error_of(errors[i]) for i in range(ne)])
 
 
-cdef tuple _described_cluster(rd_kafka_event_t *ev):
+cdef object _described_cluster(rd_kafka_event_t *ev):
     cdef size_t n = 0, nops = 0
     cdef const rd_kafka_DescribeCluster_result_t *res = rd_kafka_event_DescribeCluster_result(ev)
     cdef const rd_kafka_Node_t **nodes = rd_kafka_DescribeCluster_result_nodes(res, &n)
     cdef const rd_kafka_AclOperation_t *ops = \
         rd_kafka_DescribeCluster_result_authorized_operations(res, &nops)
-    return (_str_or_none(rd_kafka_DescribeCluster_result_cluster_id(res)),
-            _node(rd_kafka_DescribeCluster_result_controller(res)), _nodes(nodes, n),
-            _operations(ops, nops))
+    return _ClusterRow(_str_or_none(rd_kafka_DescribeCluster_result_cluster_id(res)),
+                       _node(rd_kafka_DescribeCluster_result_controller(res)), _nodes(nodes, n),
+                       _operations(ops, nops))
 
 
 cdef list _listed_offsets(rd_kafka_event_t *ev):
@@ -442,9 +484,9 @@ cdef list _listed_offsets(rd_kafka_event_t *ev):
     cdef list out = []
     for i in range(n):
         tp = rd_kafka_ListOffsetsResultInfo_topic_partition(infos[i])
-        out.append((_cstr(tp.topic), tp.partition, _kafka_error(tp.err), tp.offset,
-                    rd_kafka_ListOffsetsResultInfo_timestamp(infos[i]),
-                    rd_kafka_topic_partition_get_leader_epoch(tp)))
+        out.append(_ListedOffsetRow(_cstr(tp.topic), tp.partition, _kafka_error(tp.err), tp.offset,
+                                    rd_kafka_ListOffsetsResultInfo_timestamp(infos[i]),
+                                    rd_kafka_topic_partition_get_leader_epoch(tp)))
     return out
 
 
@@ -459,10 +501,11 @@ cdef list _described_scram(rd_kafka_event_t *ev):
         infos = []
         for j in range(rd_kafka_UserScramCredentialsDescription_scramcredentialinfo_count(ds[i])):
             info = rd_kafka_UserScramCredentialsDescription_scramcredentialinfo(ds[i], j)
-            infos.append((<int>rd_kafka_ScramCredentialInfo_mechanism(info),
-                          rd_kafka_ScramCredentialInfo_iterations(info)))
-        out.append((_cstr(rd_kafka_UserScramCredentialsDescription_user(ds[i])),
-                    _kafka_error_of(rd_kafka_UserScramCredentialsDescription_error(ds[i])), infos))
+            infos.append(_ScramInfoRow(<int>rd_kafka_ScramCredentialInfo_mechanism(info),
+                                       rd_kafka_ScramCredentialInfo_iterations(info)))
+        out.append(_ScramDescriptionRow(
+            _cstr(rd_kafka_UserScramCredentialsDescription_user(ds[i])),
+            _kafka_error_of(rd_kafka_UserScramCredentialsDescription_error(ds[i])), infos))
     return out
 
 
@@ -475,6 +518,6 @@ cdef list _elected(rd_kafka_event_t *ev):
     for i in range(n):
         tp = rd_kafka_topic_partition_result_partition(res[i])
         # the key's error is the partition's code alone (librdkafka's text), as confluent's
-        out.append((_cstr(tp.topic), tp.partition, tp.offset, _kafka_error(tp.err),
-                    _kafka_error_of(rd_kafka_topic_partition_result_error(res[i]))))
+        out.append(_ElectedRow(_cstr(tp.topic), tp.partition, tp.offset, _kafka_error(tp.err),
+                               _kafka_error_of(rd_kafka_topic_partition_result_error(res[i]))))
     return out

@@ -1,5 +1,5 @@
-"""Turn the compiled core's plain result tuples into the admin model types and complete the
-futures the caller holds (this runs on the AdminClient's result thread)."""
+"""Turn the compiled core's results (named tuples, ``src/admin_types.pyx``) into the admin model
+types and complete the futures the caller holds (this runs on the AdminClient's result thread)."""
 
 from .._core import KafkaError, TopicPartition
 from ..error import KafkaException
@@ -61,28 +61,28 @@ def in_order(futmap):
 
 
 def node(t):
-    return None if t is None else Node(*t)
+    return None if t is None else Node(t.id, t.host, t.port, t.rack)
 
 
 def config_entry(t):
-    name, value, source, read_only, default, sensitive, synonym, synonyms = t
     # the source stays librdkafka's number, as confluent-kafka hands it out
-    entry = ConfigEntry(name, value, source=source, is_read_only=read_only,
-                        is_default=default, is_sensitive=sensitive, is_synonym=synonym)
-    entry.synonyms = {s[0]: config_entry(s) for s in synonyms}
+    entry = ConfigEntry(t.name, t.value, source=t.source, is_read_only=t.is_read_only,
+                        is_default=t.is_default, is_sensitive=t.is_sensitive,
+                        is_synonym=t.is_synonym)
+    entry.synonyms = {s.name: config_entry(s) for s in t.synonyms}
     return entry
 
 
 def config_results(with_configs):
-    """(restype, name, error, entries) -> (ConfigResource, {name: ConfigEntry} or None)."""
+    """Per resource: (ConfigResource, {name: ConfigEntry} or None, or its error)."""
 
     def pairs(results):
-        for restype, name, error, entries in results:
-            resource = ConfigResource(restype, name, error=error)
-            if error is not None:
-                yield resource, error
+        for r in results:
+            resource = ConfigResource(r.restype, r.name, error=r.error)
+            if r.error is not None:
+                yield resource, r.error
             elif with_configs:
-                yield resource, {e[0]: config_entry(e) for e in entries}
+                yield resource, {e.name: config_entry(e) for e in r.entries}
             else:
                 yield resource, None
 
@@ -90,76 +90,79 @@ def config_results(with_configs):
 
 
 def acl_binding(t):
-    return AclBinding(*t)
+    return AclBinding(t.restype, t.name, t.resource_pattern_type, t.principal, t.host,
+                      t.operation, t.permission_type)
 
 
 def group_description(t):
     if isinstance(t, KafkaError):
         return t
-    (group_id, simple, members, assignor, state, coordinator, operations, gtype) = t
     return ConsumerGroupDescription(
-        group_id, simple,
-        [MemberDescription(member_id, client_id, host, MemberAssignment(assigned),
-                           group_instance_id,
-                           None if target is None else MemberAssignment(target))
-         for member_id, client_id, host, group_instance_id, assigned, target in members],
-        assignor, state, node(coordinator), operations, gtype)
+        t.group_id, t.is_simple_consumer_group,
+        [MemberDescription(m.member_id, m.client_id, m.host, MemberAssignment(m.assignment),
+                           m.group_instance_id,
+                           None if m.target_assignment is None
+                           else MemberAssignment(m.target_assignment))
+         for m in t.members],
+        t.partition_assignor, t.state, node(t.coordinator), t.authorized_operations, t.type)
 
 
 def group_listing_result(t):
-    valid, errors = t
     return ListConsumerGroupsResult(
-        valid=[ConsumerGroupListing(*v) for v in valid],
-        errors=[KafkaException(e) for e in errors])
+        valid=[ConsumerGroupListing(v.group_id, v.is_simple_consumer_group, v.state, v.type)
+               for v in t.valid],
+        errors=[KafkaException(e) for e in t.errors])
 
 
 def group_offsets(t):
     if isinstance(t, KafkaError):
         return t
-    return ConsumerGroupTopicPartitions(t[0], t[1])
+    return ConsumerGroupTopicPartitions(t.group_id, t.partitions)
 
 
 def topic_description(t):
     if isinstance(t, KafkaError):
         return t
-    name, (msb, lsb), internal, partitions, operations = t
     return TopicDescription(
-        name, Uuid(msb, lsb), internal,
-        [TopicPartitionInfo(pid, node(leader), [node(n) for n in replicas], [node(n) for n in isr])
-         for pid, leader, replicas, isr in partitions],
-        operations)
+        t.name, Uuid(t.topic_id.most_significant_bits, t.topic_id.least_significant_bits),
+        t.is_internal,
+        [TopicPartitionInfo(p.partition, node(p.leader), [node(n) for n in p.replicas],
+                            [node(n) for n in p.isr])
+         for p in t.partitions],
+        t.authorized_operations)
 
 
 def cluster_description(t):
-    cluster_id, controller, nodes, operations = t
-    return DescribeClusterResult(node(controller), [node(n) for n in nodes], cluster_id, operations)
+    return DescribeClusterResult(node(t.controller), [node(n) for n in t.nodes], t.cluster_id,
+                                 t.authorized_operations)
 
 
 def scram_descriptions(results):
-    for user, error, infos in results:
-        if error is not None:
-            yield user, error
+    for r in results:
+        if r.error is not None:
+            yield r.user, r.error
         else:
-            yield user, UserScramCredentialsDescription(
-                user, [ScramCredentialInfo(ScramMechanism(m), it) for m, it in infos])
+            yield r.user, UserScramCredentialsDescription(
+                r.user, [ScramCredentialInfo(ScramMechanism(i.mechanism), i.iterations)
+                         for i in r.credential_infos])
 
 
 def keyed_by_user(results):
-    for user, error in results:
-        yield user, error
+    for r in results:
+        yield r.user, r.error
 
 
 def listed_offsets(results):
-    for topic, partition, error, offset, timestamp, leader_epoch in results:
-        info = error if error is not None else ListOffsetsResultInfo(offset, timestamp,
-                                                                     leader_epoch)
-        yield TopicPartition(topic, partition), info
+    for r in results:
+        info = r.error if r.error is not None else ListOffsetsResultInfo(r.offset, r.timestamp,
+                                                                         r.leader_epoch)
+        yield TopicPartition(r.topic, r.partition), info
 
 
 def deleted_records(results):
-    for topic, partition, error, offset in results:
-        yield (TopicPartition(topic, partition),
-               error if error is not None else DeletedRecords(offset))
+    for r in results:
+        yield (TopicPartition(r.topic, r.partition),
+               r.error if r.error is not None else DeletedRecords(r.offset))
 
 
 def all_scram_descriptions(results):
@@ -175,8 +178,8 @@ def all_scram_descriptions(results):
 def elected_leaders(results):
     """{TopicPartition (carrying the error too): KafkaError or None}, as confluent-kafka."""
     out = {}
-    for topic, partition, offset, code_error, error in results:
-        tp = TopicPartition(topic, partition, offset)
-        tp.error = code_error
-        out[tp] = error
+    for r in results:
+        tp = TopicPartition(r.topic, r.partition, r.offset)
+        tp.error = r.partition_error
+        out[tp] = r.error
     return out
