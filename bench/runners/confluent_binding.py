@@ -22,7 +22,7 @@ def account_arrow(run, batch, n: int) -> tuple:
     k = batch.num_rows
     if not k:
         return 0, 0, 0
-    values, offsets = batch.column(1), batch.column(4)
+    values, offsets = batch.column("value"), batch.column("offset")
     ends = memoryview(values.buffers()[1]).cast("i")
     nbytes = ends[values.offset + k] - ends[values.offset]
     run.checkpoint(n, offsets[0].as_py(), values[0].as_py())
