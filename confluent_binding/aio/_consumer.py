@@ -10,7 +10,16 @@ from ._engine import Background, Deadline, HandleCalls, LoopWatch, Wakeup, wrap_
 __all__ = ["AIOConsumer"]
 
 _CLOSED = "Consumer closed"
-_ITER_BATCH = 500       # messages `async for` takes from librdkafka per serve
+_ITER_BATCH = 500       # messages `async for` takes from librdkafka per serve, when it may
+
+
+def _reads_ahead(conf):
+    """Whether ``async for`` may take messages from librdkafka before it hands them out: only
+    when librdkafka does not store offsets by itself (``enable.auto.offset.store=false``). With
+    the default, librdkafka stores a message's offset when it returns it, so a batch taken
+    ahead would let auto-commit and ``commit()`` run past messages never handed out."""
+    value = conf.get("enable.auto.offset.store", True)
+    return str(value).strip().lower() in ("false", "f", "0")
 
 
 class AIOConsumer(HandleCalls):
@@ -45,6 +54,7 @@ class AIOConsumer(HandleCalls):
         conf = wrap_callbacks(dict(consumer_conf or {}, **kwargs), self._background,
                               ("error_cb", "stats_cb", "throttle_cb", "oauth_cb", "on_commit"))
         self._consumer = self._client_type(conf)
+        self._read_ahead = _reads_ahead(conf)
         try:
             self._wakeup = Wakeup(self._loop, self._consumer, _nothing, _CLOSED)
             self._watch = LoopWatch(self)
@@ -196,26 +206,32 @@ class AIOConsumer(HandleCalls):
         while True:
             if self._closed or self._closing:
                 raise StopAsyncIteration
-            if not self._buffered:
+            if self._buffered:
+                msg = self._buffered.popleft()
+            else:
                 try:
-                    batch = await self._next_batch()
-                    if not batch:
+                    if self._read_ahead:
+                        self._buffered.extend(await self.consume(_ITER_BATCH, 0))
+                        msg = self._buffered.popleft() if self._buffered else None
+                    else:
+                        msg = self._consumer.poll(0)
+                        if self._rebalancing:
+                            if msg is not None:
+                                self._buffered.append(msg)  # kept if settling raises
+                            await self._settle_rebalance()
+                            continue
+                    if msg is None:
                         await self._wakeup.wait()
                         continue
                 except RuntimeError:
                     if self._closed or self._closing:
                         raise StopAsyncIteration from None
                     raise
-                self._buffered.extend(batch)
-            msg = self._buffered.popleft()
             err = msg.error()
             if err is None:
                 return msg
             if err.code() != KafkaError._PARTITION_EOF:
                 raise KafkaException(err)
-
-    async def _next_batch(self):
-        return await self.consume(_ITER_BATCH, 0)
 
     # -- offsets --
 

@@ -162,6 +162,39 @@ def ticking():
     return asyncio.ensure_future(ticker()), ticks
 
 
+@pytest.mark.parametrize("auto_store", [True, False])
+async def test_async_for_stores_no_offset_it_did_not_hand_out(kafka_cluster, make_topic,
+                                                              auto_store):
+    """`async for` may not commit past what it handed out: with librdkafka's offset store
+    (the default) it takes one message per step, as poll() does, so a commit after k messages
+    commits offset k; with enable.auto.offset.store=false it reads ahead, and nothing is
+    stored until the application stores it."""
+    topic = make_topic(partitions=1)
+    producer = kafka.Producer(kafka_cluster.client_config(**{"linger.ms": 5}))
+    for i in range(2000):
+        producer.produce(topic, value=b"%d" % i, partition=0)
+    assert producer.flush(30) == 0
+    consumer = AIOConsumer(consumer_conf(kafka_cluster, **{
+        "enable.auto.commit": False, "enable.auto.offset.store": auto_store}))
+    await consumer.subscribe([topic])
+    got = await take(consumer, 3)
+    assert [(m.offset(), m.value()) for m in got] == [(i, b"%d" % i) for i in range(3)]
+    tp = kafka.TopicPartition(topic, 0)
+    if auto_store:
+        await consumer.commit(asynchronous=False)
+        assert [p.offset for p in await consumer.committed([tp], timeout=10)] == [3]
+    else:
+        assert len(consumer._buffered) > 0          # read ahead
+        with pytest.raises(kafka.KafkaException):   # nothing stored: nothing to commit
+            await consumer.commit(asynchronous=False)
+        await consumer.store_offsets(message=got[-1])
+        await consumer.commit(asynchronous=False)
+        assert [p.offset for p in await consumer.committed([tp], timeout=10)] == [3]
+    rest = await take(consumer, 1997)
+    assert [m.offset() for m in rest] == list(range(3, 2000))
+    await consumer.close()
+
+
 async def test_flush_sends_at_once_whatever_linger_ms_says(kafka_cluster, make_topic):
     # as the sync flush(): messages waiting for their linger go out at once
     topic = make_topic(partitions=1)
