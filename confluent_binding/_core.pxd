@@ -274,6 +274,20 @@ cdef class Consumer(_Handle):
     cdef size_t _held_cap, _held_at, _held_n
     cdef rd_kafka_message_t **_spare    # a free pointer array for the next call
     cdef size_t _spare_cap
+    # poll()'s read-ahead (CB_READ_AHEAD): messages one deferred batch call took that are not
+    # handed out yet, _ahead[_ahead_at:_ahead_n] (capacity AHEAD); each one's position moves
+    # when it is handed out
+    cdef rd_kafka_message_t **_ahead
+    cdef size_t _ahead_at, _ahead_n
+    cdef long long _ahead_served_ms     # when a read-ahead call last had librdkafka serve the queue
+    cdef bint _filling                  # a read-ahead call runs (its callbacks may let others in)
+    cdef unsigned long _filling_thread
+
+    cdef int _next_ahead(self, rd_kafka_message_t **out) except -1
+    cdef int _fill_ahead(self) except -1
+    cdef int _await_fill(self, double deadline) except -1
+    cdef size_t _take_ahead(self, rd_kafka_message_t **into, size_t n) noexcept
+    cdef void _drop_ahead(self) noexcept
 
     cdef int _take_start(self, _Taken *t, size_t n) except -1
     cdef void _take_end(self, _Taken *t, size_t delivered) noexcept

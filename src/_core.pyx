@@ -24,7 +24,7 @@ from cpython.pythread cimport PyThread_type_lock, WAIT_LOCK  # no-cython-lint
 from cpython.ref cimport Py_DECREF, Py_INCREF, Py_REFCNT  # no-cython-lint
 from libc.stdint cimport int16_t, int32_t, int64_t, intptr_t, uint8_t  # no-cython-lint
 from libc.stdlib cimport calloc, free, malloc, realloc  # no-cython-lint
-from libc.string cimport memcmp, memcpy, memset, strcmp, strlen  # no-cython-lint
+from libc.string cimport memcmp, memcpy, memmove, memset, strcmp, strlen  # no-cython-lint
 from posix.time cimport clock_gettime, CLOCK_MONOTONIC, timespec  # no-cython-lint
 from posix.unistd cimport getpid, usleep  # no-cython-lint
 

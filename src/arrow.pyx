@@ -480,6 +480,8 @@ cdef object _consume_arrow(Consumer c, int num_messages, object timeout, object 
     cdef rd_kafka_message_t *rkm
     cdef _Taken t
     error = None
+    if c._filling and c._await_fill(_deadline(timeout)):
+        return _record_batch(cols)  # called from a callback of poll()'s read-ahead, or timed out
     # Counted in for the whole call: close() in another thread waits until the messages
     # taken here are delivered or kept. They are destroyed only once the RecordBatch is
     # built; when anything raises before (a callback, Ctrl-C, MemoryError) they are kept

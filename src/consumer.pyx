@@ -20,6 +20,7 @@ from includes.rdkafka cimport (
     rd_kafka_conf_set_offset_commit_cb,
     rd_kafka_conf_set_rebalance_cb,
     rd_kafka_consume_batch_queue,
+    rd_kafka_consume_batch_queue_deferred,
     rd_kafka_consumer_close_queue,
     rd_kafka_consumer_closed,
     rd_kafka_consumer_group_metadata,
@@ -65,6 +66,9 @@ from includes.rdkafka cimport (
     rd_kafka_topic_partition_list_copy,
     rd_kafka_topic_partition_list_t,
     rd_kafka_unsubscribe,
+    CB_READ_AHEAD,
+    cb_coarse_ms,
+    cb_hand_out,
 )
 
 
@@ -85,6 +89,10 @@ cdef void _store_commit_result(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 
 cdef enum:
     CONSUME_MAX = 1000000
+    # poll() takes up to AHEAD messages per librdkafka call, and has librdkafka serve the queue
+    # again (callbacks, rebalances, max.poll.interval.ms) once STALE_MS passed without
+    AHEAD = 64
+    STALE_MS = 20
 
 
 @cython.binding(False)
@@ -114,10 +122,12 @@ cdef class Consumer(_Handle):
     def __dealloc__(self):
         if self._rk != NULL and getpid() == self._pid:
             self._drop_held()
+            self._drop_ahead()
             self._end_close_queue()
             self._destroy()
         free(self._held)
         free(self._spare)
+        free(self._ahead)
 
     cdef void _end_close_queue(self) noexcept:
         if self._close_queue != NULL:
@@ -233,15 +243,27 @@ cdef class Consumer(_Handle):
         if self._held != NULL:      # an earlier call took messages it could not deliver
             return self._poll_held()
         cdef rd_kafka_t *rk = self._rk
-        cdef rd_kafka_message_t *rkm
-        cdef double deadline
+        cdef rd_kafka_message_t *rkm = NULL
+        cdef double deadline = 0
         cdef int wait
-        # First a non-blocking look with the GIL held: when messages are waiting (the common
-        # case under load) there is no GIL release and no clock reading at all. Callbacks
-        # already queued are served here: counted in, so they cannot close().
-        self._blocking.enter(False)
-        rkm = rd_kafka_consumer_poll(rk, 0)
-        self._blocking.leave(False)
+        cdef int ahead = 0
+        if CB_READ_AHEAD:
+            while True:
+                ahead = self._next_ahead(&rkm)
+                if ahead or not self._filling:
+                    break
+                # another call's read-ahead serves a callback: the messages it takes come first
+                if deadline == 0:
+                    deadline = _deadline(timeout)
+                if self._await_fill(deadline):
+                    return None     # called from that callback, or the timeout passed
+        if not ahead:
+            # First a non-blocking look with the GIL held: when messages are waiting there is
+            # no GIL release and no clock reading at all. Callbacks already queued are served
+            # here: counted in, so they cannot close().
+            self._blocking.enter(True)
+            rkm = rd_kafka_consumer_poll(rk, 0)
+            self._blocking.leave(True)
         if rkm == NULL and self._exc is None:
             # (nothing taken yet: whatever raises in here loses no message)
             deadline = _deadline(timeout)
@@ -314,6 +336,8 @@ cdef class Consumer(_Handle):
         cdef int wait
         cdef list out
         cdef _Taken t
+        if self._filling and self._await_fill(_deadline(timeout)):
+            return []   # called from a callback of poll()'s read-ahead, or the timeout passed
         # counted in for the whole call: close() in another thread waits until the messages
         # taken here are delivered or kept
         with self._blocking:
@@ -387,11 +411,14 @@ cdef class Consumer(_Handle):
         if self._spare != NULL and self._spare_cap >= n:
             t.msgs, t.cap = self._spare, self._spare_cap
             self._spare, self._spare_cap = NULL, 0
-            return 0
-        t.msgs = <rd_kafka_message_t **>malloc(n * sizeof(void *))
-        if t.msgs == NULL:
-            raise MemoryError()
-        t.cap = n
+        else:
+            t.msgs = <rd_kafka_message_t **>malloc(n * sizeof(void *))
+            if t.msgs == NULL:
+                raise MemoryError()
+            t.cap = n
+        if self._ahead_at < self._ahead_n:     # what poll() read ahead comes first
+            t.end = self._take_ahead(t.msgs, n)
+            t.held = t.end > 0
         return 0
 
     cdef void _take_end(self, _Taken *t, size_t delivered) noexcept:
@@ -436,6 +463,10 @@ cdef class Consumer(_Handle):
         """How many messages a call that raised took and left for the next call (tests)."""
         return self._held_n - self._held_at
 
+    def _taken_ahead(self):
+        """How many messages poll() read ahead and has not handed out yet (tests)."""
+        return self._ahead_n - self._ahead_at
+
     cdef void _drop_held(self) noexcept:
         """Destroys the kept messages (the consumer is being closed)."""
         cdef size_t i
@@ -444,6 +475,100 @@ cdef class Consumer(_Handle):
         free(self._held)
         self._held = NULL
         self._held_cap = self._held_at = self._held_n = 0
+
+    # -- poll()'s read-ahead: one librdkafka call per AHEAD messages, positions moved one by one
+
+    cdef int _next_ahead(self, rd_kafka_message_t **out) except -1:
+        """The next message poll() read ahead, handed out (its position moved: cb_hand_out), into
+        ``*out``. Takes up to AHEAD more first, without waiting, when none is left, or when
+        librdkafka has not served the queue for STALE_MS (so callbacks, rebalances and
+        max.poll.interval.ms are served about as often as with one message per call). Returns
+        0, taking nothing, when none is left and another call of this consumer runs (the
+        messages it takes have their positions moved by librdkafka: they must not overtake
+        these); else 1, ``*out`` NULL when nothing is waiting or a callback raised."""
+        cdef rd_kafka_message_t *rkm
+        cdef bint fill
+        while True:
+            if self._ahead_at < self._ahead_n:
+                fill = (self._blocking.counted == 0
+                        and cb_coarse_ms() - self._ahead_served_ms >= STALE_MS)
+            elif self._blocking.counted != 0:
+                return 0
+            else:
+                fill = True
+            if fill:
+                self._fill_ahead()
+                if self._exc is not None or self._ahead_at == self._ahead_n:
+                    return 1
+            rkm = self._ahead[self._ahead_at]
+            self._ahead_at += 1
+            if cb_hand_out(self._rk, rkm):
+                out[0] = rkm
+                return 1
+            rd_kafka_message_destroy(rkm)   # its partition moved on since (or a control record)
+
+    cdef int _fill_ahead(self) except -1:
+        """One non-blocking deferred batch call (positions left alone) appending to _ahead."""
+        cdef size_t left = self._ahead_n - self._ahead_at
+        cdef ssize_t n
+        if self._ahead == NULL:
+            self._ahead = <rd_kafka_message_t **>malloc(AHEAD * sizeof(void *))
+            if self._ahead == NULL:
+                raise MemoryError()
+        elif self._ahead_at:
+            memmove(self._ahead, self._ahead + self._ahead_at, left * sizeof(void *))
+            self._ahead_at, self._ahead_n = 0, left
+        # (a fill never finds AHEAD left: each poll() hands one out after its fill)
+        self._blocking.enter(True)      # close() waits for it; its callbacks cannot close()
+        self._filling, self._filling_thread = True, PyThread_get_thread_ident()
+        self._batch_calls += 1
+        try:
+            n = rd_kafka_consume_batch_queue_deferred(self._queue, 0, self._ahead + self._ahead_n,
+                                                      AHEAD - left)
+        finally:
+            self._batch_calls -= 1
+            self._blocking.leave(True)
+            self._filling = False
+        self._ahead_served_ms = cb_coarse_ms()
+        if n < 0:
+            _check(rd_kafka_last_error())
+        self._ahead_n += n
+        return 0
+
+    cdef int _await_fill(self, double deadline) except -1:
+        """While a read-ahead call serves a callback, no other call may take messages (theirs
+        would overtake its). Returns 1 when called from that callback (nothing to take now) or
+        when ``deadline`` passed first; else 0 once it ended."""
+        if self._filling_thread == PyThread_get_thread_ident():
+            return 1
+        while self._filling and not self._blocking.shuts_out():
+            if _chunk_ms(deadline) == 0:
+                return 1
+            with nogil:
+                usleep(1000)
+            PyErr_CheckSignals()
+        return 0
+
+    cdef size_t _take_ahead(self, rd_kafka_message_t **into, size_t n) noexcept:
+        """Hands up to ``n`` messages poll() read ahead out into ``into``; returns how many."""
+        cdef size_t k = 0
+        cdef rd_kafka_message_t *rkm
+        while k < n and self._ahead_at < self._ahead_n:
+            rkm = self._ahead[self._ahead_at]
+            self._ahead_at += 1
+            if cb_hand_out(self._rk, rkm):
+                into[k] = rkm
+                k += 1
+            else:
+                rd_kafka_message_destroy(rkm)
+        return k
+
+    cdef void _drop_ahead(self) noexcept:
+        """Destroys the messages read ahead (never handed out: their positions never moved)."""
+        while self._ahead_at < self._ahead_n:
+            rd_kafka_message_destroy(self._ahead[self._ahead_at])
+            self._ahead_at += 1
+        self._ahead_at = self._ahead_n = 0
 
     cdef int _fetch(self, _Taken *t, size_t want, int wait) except -1:
         """Takes up to ``want`` more messages into t.msgs[t.end:]: a non-blocking look with
@@ -653,6 +778,7 @@ cdef class Consumer(_Handle):
             return
         self._blocking.drain()
         self._drop_held()
+        self._drop_ahead()
         cdef rd_kafka_error_t *error = NULL
         cdef rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR
         if self._close_queue == NULL:

@@ -10,16 +10,6 @@ from ._engine import Background, Deadline, HandleCalls, LoopWatch, Wakeup, wrap_
 __all__ = ["AIOConsumer"]
 
 _CLOSED = "Consumer closed"
-_ITER_BATCH = 500       # messages `async for` takes from librdkafka per serve, when it may
-
-
-def _reads_ahead(conf):
-    """Whether ``async for`` may take messages from librdkafka before it hands them out: only
-    when librdkafka does not store offsets by itself (``enable.auto.offset.store=false``). With
-    the default, librdkafka stores a message's offset when it returns it, so a batch taken
-    ahead would let auto-commit and ``commit()`` run past messages never handed out."""
-    value = conf.get("enable.auto.offset.store", True)
-    return str(value).strip().lower() in ("false", "f", "0")
 
 
 class AIOConsumer(HandleCalls):
@@ -54,7 +44,6 @@ class AIOConsumer(HandleCalls):
         conf = wrap_callbacks(dict(consumer_conf or {}, **kwargs), self._background,
                               ("error_cb", "stats_cb", "throttle_cb", "oauth_cb", "on_commit"))
         self._consumer = self._client_type(conf)
-        self._read_ahead = _reads_ahead(conf)
         try:
             self._wakeup = Wakeup(self._loop, self._consumer, _nothing, _CLOSED)
             self._watch = LoopWatch(self)
@@ -165,9 +154,14 @@ class AIOConsumer(HandleCalls):
             return self._buffered.popleft()
         deadline = Deadline(self._loop, timeout)
         while True:
+            if self._buffered:
+                return self._buffered.popleft()
             msg = self._consumer.poll(0)
             if self._rebalancing:
+                if msg is not None:
+                    self._buffered.append(msg)      # kept if settling raises
                 await self._settle_rebalance()
+                continue
             if msg is not None:
                 return msg
             if deadline.passed():
@@ -188,7 +182,11 @@ class AIOConsumer(HandleCalls):
             if len(out) < num_messages:
                 out.extend(self._consumer.consume(num_messages - len(out), 0))
             if self._rebalancing:
-                await self._settle_rebalance()
+                try:
+                    await self._settle_rebalance()
+                except BaseException:
+                    self._buffered.extendleft(reversed(out))     # never lose what was taken
+                    raise
             if len(out) >= num_messages or deadline.passed():
                 return out
             try:
@@ -210,16 +208,12 @@ class AIOConsumer(HandleCalls):
                 msg = self._buffered.popleft()
             else:
                 try:
-                    if self._read_ahead:
-                        self._buffered.extend(await self.consume(_ITER_BATCH, 0))
-                        msg = self._buffered.popleft() if self._buffered else None
-                    else:
-                        msg = self._consumer.poll(0)
-                        if self._rebalancing:
-                            if msg is not None:
-                                self._buffered.append(msg)  # kept if settling raises
-                            await self._settle_rebalance()
-                            continue
+                    msg = self._consumer.poll(0)
+                    if self._rebalancing:
+                        if msg is not None:
+                            self._buffered.append(msg)      # kept if settling raises
+                        await self._settle_rebalance()
+                        continue
                     if msg is None:
                         await self._wakeup.wait()
                         continue

@@ -460,3 +460,9 @@ cdef extern from "rdkafka_fast.h" nogil:
     bint cb_message_may_have_headers(const rd_kafka_message_t *rkmessage)
     bint cb_topic_keep(rd_kafka_topic_t *rkt)
     void cb_topic_release(rd_kafka_topic_t *rkt)
+    enum: CB_READ_AHEAD
+    ssize_t rd_kafka_consume_batch_queue_deferred(rd_kafka_queue_t *rkqu, int timeout_ms,
+                                                  rd_kafka_message_t **rkmessages,
+                                                  size_t rkmessages_size)
+    bint cb_hand_out(rd_kafka_t *rk, rd_kafka_message_t *rkmessage)
+    long long cb_coarse_ms()

@@ -12,6 +12,18 @@
  * handles by address). With the internals, librdkafka's own topic reference count (what each
  * message holds on its topic); cb_topic_keep() returns 0 without them (no reference: the cache
  * then compares names), and cb_topic_release() does nothing.
+ *
+ * CB_READ_AHEAD, cb_hand_out(): Consumer.poll() takes messages a batch ahead with
+ * rd_kafka_consume_batch_queue_deferred() (librdkafka-build/patches/0002), which leaves the
+ * application position and the stored offset alone, and hands them out one per call with
+ * cb_hand_out(): what rd_kafka_consumer_poll() does to the message it returns (the position,
+ * and the stored offset with enable.auto.offset.store). It returns 0 for a message not to hand
+ * out, which the caller destroys: its partition was sought, paused, resumed, revoked or assigned
+ * again since it was taken (librdkafka's queue would have dropped it: the version check of
+ * rd_kafka_q_serve_rkmessages), or a control message (its position moves here, in order).
+ * Without the internals CB_READ_AHEAD is 0 and poll() takes one message per call.
+ *
+ * cb_coarse_ms(): a cheap monotonic clock in milliseconds (a few ms of resolution).
  */
 #ifndef CB_RDKAFKA_FAST_H
 #define CB_RDKAFKA_FAST_H
@@ -19,6 +31,7 @@
 #ifdef CB_RDKAFKA_INTERNALS
 #include "rdkafka_int.h"
 #include "rdkafka_msg.h"
+#include "rdkafka_offset.h"
 
 static inline int cb_message_may_have_headers(const rd_kafka_message_t *rkmessage) {
         const rd_kafka_msg_t *rkm = (const rd_kafka_msg_t *)rkmessage;
@@ -27,6 +40,30 @@ static inline int cb_message_may_have_headers(const rd_kafka_message_t *rkmessag
         if (rkm->rkm_flags & RD_KAFKA_MSG_F_PRODUCER)
                 return 0;
         return RD_KAFKAP_BYTES_LEN(&rkm->rkm_u.consumer.binhdrs) > 1;
+}
+
+#define CB_READ_AHEAD 1
+
+ssize_t rd_kafka_consume_batch_queue_deferred(rd_kafka_queue_t *rkqu,
+                                              int timeout_ms,
+                                              rd_kafka_message_t **rkmessages,
+                                              size_t rkmessages_size);
+
+static inline int cb_hand_out(rd_kafka_t *rk, rd_kafka_message_t *rkmessage) {
+        rd_kafka_op_t *rko      = (rd_kafka_op_t *)rkmessage->_private;
+        rd_kafka_toppar_t *rktp = rko->rko_rktp;
+        rd_kafka_fetch_pos_t pos;
+        if (rd_kafka_op_version_outdated(rko, 0))
+                return 0;
+        if (unlikely(rd_kafka_op_is_ctrl_msg(rko))) {
+                pos = RD_KAFKA_FETCH_POS(rkmessage->offset + 1,
+                                         rko->rko_u.fetch.rkm.rkm_u.consumer.leader_epoch);
+                if (rktp && rd_kafka_fetch_pos_cmp(&pos, &rktp->rktp_app_pos) > 0)
+                        rd_kafka_update_app_pos(rk, rktp, pos, RD_DO_LOCK);
+                return 0;
+        }
+        rd_kafka_fetch_op_app_prepare(rk, rko);
+        return 1;
 }
 
 static inline int cb_topic_keep(rd_kafka_topic_t *rkt) {
@@ -43,6 +80,25 @@ static inline void cb_topic_release(rd_kafka_topic_t *rkt) {
 #define cb_message_may_have_headers(rkmessage) 1
 #define cb_topic_keep(rkt) 0
 #define cb_topic_release(rkt) ((void)0)
+#define CB_READ_AHEAD 0
+#define rd_kafka_consume_batch_queue_deferred rd_kafka_consume_batch_queue
+#define cb_hand_out(rk, rkmessage) 1
+#endif
+
+#ifdef _WIN32
+#include <windows.h>
+static inline long long cb_coarse_ms(void) { return (long long)GetTickCount64(); }
+#else
+#include <time.h>
+static inline long long cb_coarse_ms(void) {
+        struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 #endif
 
 #endif

@@ -165,10 +165,10 @@ def ticking():
 @pytest.mark.parametrize("auto_store", [True, False])
 async def test_async_for_stores_no_offset_it_did_not_hand_out(kafka_cluster, make_topic,
                                                               auto_store):
-    """`async for` may not commit past what it handed out: with librdkafka's offset store
-    (the default) it takes one message per step, as poll() does, so a commit after k messages
-    commits offset k; with enable.auto.offset.store=false it reads ahead, and nothing is
-    stored until the application stores it."""
+    """`async for` may not commit past what it handed out, although the consumer reads
+    ahead: with librdkafka's offset store (the default) a commit after k messages commits
+    offset k; with enable.auto.offset.store=false nothing is stored until the application
+    stores it. The position is k either way."""
     topic = make_topic(partitions=1)
     producer = kafka.Producer(kafka_cluster.client_config(**{"linger.ms": 5}))
     for i in range(2000):
@@ -180,11 +180,12 @@ async def test_async_for_stores_no_offset_it_did_not_hand_out(kafka_cluster, mak
     got = await take(consumer, 3)
     assert [(m.offset(), m.value()) for m in got] == [(i, b"%d" % i) for i in range(3)]
     tp = kafka.TopicPartition(topic, 0)
+    assert consumer._consumer._taken_ahead() > 0    # read ahead by the core's poll()
+    assert [p.offset for p in await consumer.position([tp])] == [3]
     if auto_store:
         await consumer.commit(asynchronous=False)
         assert [p.offset for p in await consumer.committed([tp], timeout=10)] == [3]
     else:
-        assert len(consumer._buffered) > 0          # read ahead
         with pytest.raises(kafka.KafkaException):   # nothing stored: nothing to commit
             await consumer.commit(asynchronous=False)
         await consumer.store_offsets(message=got[-1])
