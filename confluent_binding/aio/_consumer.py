@@ -156,17 +156,24 @@ class AIOConsumer(HandleCalls):
         while True:
             if self._buffered:
                 return self._buffered.popleft()
-            msg = self._consumer.poll(0)
-            if self._rebalancing:
-                if msg is not None:
-                    self._buffered.append(msg)      # kept if settling raises
-                await self._settle_rebalance()
-                continue
+            msg = await self._poll_settled()
             if msg is not None:
                 return msg
             if deadline.passed():
                 return None
             await self._wakeup.wait(deadline.left())
+
+    async def _poll_settled(self):
+        """The consumer's poll(0), then the rebalances whose coroutine callbacks run finished
+        (the message taken is kept for the next call if finishing raises). Called with
+        nothing buffered."""
+        msg = self._consumer.poll(0)
+        if self._rebalancing:
+            if msg is not None:
+                self._buffered.append(msg)
+            await self._settle_rebalance()
+            msg = self._buffered.popleft() if self._buffered else None
+        return msg
 
     async def consume(self, num_messages=1, timeout=-1):
         """Up to ``num_messages`` messages: returns when that many arrived or ``timeout``
@@ -208,12 +215,7 @@ class AIOConsumer(HandleCalls):
                 msg = self._buffered.popleft()
             else:
                 try:
-                    msg = self._consumer.poll(0)
-                    if self._rebalancing:
-                        if msg is not None:
-                            self._buffered.append(msg)      # kept if settling raises
-                        await self._settle_rebalance()
-                        continue
+                    msg = await self._poll_settled()
                     if msg is None:
                         await self._wakeup.wait()
                         continue

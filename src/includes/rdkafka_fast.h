@@ -23,7 +23,8 @@
  * rd_kafka_q_serve_rkmessages), or a control message (its position moves here, in order).
  * Without the internals CB_READ_AHEAD is 0 and poll() takes one message per call.
  *
- * cb_coarse_ms(): a cheap monotonic clock in milliseconds (a few ms of resolution).
+ * cb_coarse_ms(): a cheap monotonic clock in milliseconds (a few ms of resolution), for the
+ * read-ahead only (windows.h and time.h come with librdkafka's internal headers).
  */
 #ifndef CB_RDKAFKA_FAST_H
 #define CB_RDKAFKA_FAST_H
@@ -66,6 +67,20 @@ static inline int cb_hand_out(rd_kafka_t *rk, rd_kafka_message_t *rkmessage) {
         return 1;
 }
 
+#ifdef _WIN32
+static inline long long cb_coarse_ms(void) { return (long long)GetTickCount64(); }
+#else
+static inline long long cb_coarse_ms(void) {
+        struct timespec ts;
+#ifdef CLOCK_MONOTONIC_COARSE
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+#else
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+#endif
+        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+#endif
+
 static inline int cb_topic_keep(rd_kafka_topic_t *rkt) {
         rd_kafka_topic_keep(rkt);
         return 1;
@@ -83,22 +98,8 @@ static inline void cb_topic_release(rd_kafka_topic_t *rkt) {
 #define CB_READ_AHEAD 0
 #define rd_kafka_consume_batch_queue_deferred rd_kafka_consume_batch_queue
 #define cb_hand_out(rk, rkmessage) 1
+#define cb_coarse_ms() 0LL
 #endif
 
-#ifdef _WIN32
-#include <windows.h>
-static inline long long cb_coarse_ms(void) { return (long long)GetTickCount64(); }
-#else
-#include <time.h>
-static inline long long cb_coarse_ms(void) {
-        struct timespec ts;
-#ifdef CLOCK_MONOTONIC_COARSE
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-#else
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-#endif
-        return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-#endif
 
 #endif

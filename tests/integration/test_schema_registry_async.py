@@ -58,20 +58,20 @@ PB_DE_CONF = {"use.deprecated.format": False}
 
 
 async def async_serdes(side, fmt, url):
-    """(value serializer, value deserializer): ours or confluent-kafka's asyncio serdes, each
-    side with its own asyncio registry client."""
+    """(value serializer, value deserializer, registry client): ours or confluent-kafka's
+    asyncio serdes, each side with its own asyncio registry client (the caller closes it)."""
     if side == "ours":
         client, av, js, pb = AsyncSchemaRegistryClient({"url": url}), avro, json_schema, protobuf
     else:
         client, av, js, pb = ck_sr.AsyncSchemaRegistryClient({"url": url}), ck_avro, ck_json, ck_pb
     if fmt == "avro":
         return (await av.AsyncAvroSerializer(client, AVRO_USER),
-                await av.AsyncAvroDeserializer(client))
+                await av.AsyncAvroDeserializer(client), client)
     if fmt == "json":
         return (await js.AsyncJSONSerializer(JSON_USER, client),
-                await js.AsyncJSONDeserializer(JSON_USER, schema_registry_client=client))
+                await js.AsyncJSONDeserializer(JSON_USER, schema_registry_client=client), client)
     return (await pb.AsyncProtobufSerializer(ORDER, client),
-            await pb.AsyncProtobufDeserializer(ORDER, PB_DE_CONF, client))
+            await pb.AsyncProtobufDeserializer(ORDER, PB_DE_CONF, client), client)
 
 
 async def take(consumer, count, timeout=60):
@@ -95,9 +95,18 @@ def consumer_conf(kafka_cluster, **extra):
 async def test_async_round_trip_and_the_same_bytes_as_confluent(kafka_cluster, schema_registry,
                                                                 make_topic, fmt):
     url, topic, records = schema_registry.url, make_topic(), records_for(fmt)
-    ser, de = await async_serdes("ours", fmt, url)
-    ck_ser, ck_de = await async_serdes("confluent", fmt, url)
+    ser, de, client = await async_serdes("ours", fmt, url)
+    ck_ser, ck_de, ck_client = await async_serdes("confluent", fmt, url)
+    try:
+        await _round_trip_and_compare(kafka_cluster, url, topic, records, fmt, ser, de,
+                                      ck_ser, ck_de)
+    finally:
+        await client.aclose()
+        await ck_client.aclose()
 
+
+async def _round_trip_and_compare(kafka_cluster, url, topic, records, fmt, ser, de, ck_ser,
+                                  ck_de):
     producer = await AsyncSerializingProducer(dict(kafka_cluster.client_config(), **{
         "key.serializer": StringSerializer(), "value.serializer": ser}))
     futures = [await producer.produce(topic, key="k%d" % i, value=r)
@@ -120,10 +129,11 @@ async def test_async_round_trip_and_the_same_bytes_as_confluent(kafka_cluster, s
     assert [await ck_de(b, ctx) for b in ours_bytes] == records
     assert [await de(b, ctx) for b in ck_bytes] == records
     # and the blocking serdes read and write the same
-    blocking = SchemaRegistryClient({"url": url})
-    if fmt == "avro":
-        assert [avro.AvroSerializer(blocking, AVRO_USER)(r, ctx) for r in records] == ours_bytes
-    registered = blocking.get_latest_version(topic + "-value")
+    with SchemaRegistryClient({"url": url}) as blocking:
+        if fmt == "avro":
+            assert ([avro.AvroSerializer(blocking, AVRO_USER)(r, ctx) for r in records]
+                    == ours_bytes)
+        registered = blocking.get_latest_version(topic + "-value")
     assert int.from_bytes(ours_bytes[0][1:5], "big") == registered.schema_id
 
 

@@ -11,12 +11,17 @@ from confluent_binding.aio import AIOConsumer
 pytestmark = pytest.mark.asyncio
 
 
+class _Msg:
+    def error(self):
+        return None
+
+
 class _TakesOneThenRebalances:
     """Stands in for the core consumer: one serve returns a message and, in the same serve,
     starts a rebalance whose coroutine callback never finishes."""
 
     def __init__(self, aio, real):
-        self._aio, self._real, self.msg, self.served = aio, real, object(), False
+        self._aio, self._real, self.msg, self.served = aio, real, _Msg(), False
 
     def _serve(self):
         self.served = True
@@ -45,7 +50,7 @@ async def _cancelled_while_settling(aio, stub, call):
         await task
 
 
-@pytest.mark.parametrize("how", ["poll", "consume"])
+@pytest.mark.parametrize("how", ["poll", "consume", "async for"])
 async def test_a_message_taken_before_a_cancelled_rebalance_is_returned_next(how):
     aio = AIOConsumer({"group.id": "keeps", "bootstrap.servers": "127.0.0.1:9"})
     real = aio._consumer
@@ -55,10 +60,14 @@ async def test_a_message_taken_before_a_cancelled_rebalance_is_returned_next(how
             await _cancelled_while_settling(aio, stub, lambda: aio.poll(5))
             aio._consumer = real
             assert await aio.poll(0) is stub.msg
-        else:
+        elif how == "consume":
             await _cancelled_while_settling(aio, stub, lambda: aio.consume(3, 5))
             aio._consumer = real
             assert await aio.consume(3, 0) == [stub.msg]
+        else:
+            await _cancelled_while_settling(aio, stub, aio.__anext__)
+            aio._consumer = real
+            assert await aio.__anext__() is stub.msg
         assert await aio.poll(0) is None
     finally:
         aio._consumer = real
