@@ -285,7 +285,7 @@ cdef class Consumer(_Handle):
 
     cdef int _next_ahead(self, rd_kafka_message_t **out) except -1
     cdef int _fill_ahead(self) except -1
-    cdef int _await_fill(self, double deadline) except -1
+    cdef int _await_fill(self, object timeout, double *deadline) except -1
     cdef size_t _take_ahead(self, rd_kafka_message_t **into, size_t n) noexcept
     cdef void _drop_ahead(self) noexcept
 

@@ -475,12 +475,12 @@ cdef object _consume_arrow(Consumer c, int num_messages, object timeout, object 
     cdef size_t want = num_messages
     cdef size_t done = 0    # t.msgs[t.start:done] went into the columns or were skipped
     cdef size_t stop
-    cdef double deadline
+    cdef double deadline = 0
     cdef int wait
     cdef rd_kafka_message_t *rkm
     cdef _Taken t
     error = None
-    if c._filling and c._await_fill(_deadline(timeout)):
+    if c._filling and c._await_fill(timeout, &deadline):
         return _record_batch(cols)  # called from a callback of poll()'s read-ahead, or timed out
     # Counted in for the whole call: close() in another thread waits until the messages
     # taken here are delivered or kept. They are destroyed only once the RecordBatch is
@@ -497,7 +497,8 @@ cdef object _consume_arrow(Consumer c, int num_messages, object timeout, object 
                 c._fetch(&t, want, 0)    # a non-blocking look first, GIL held
                 done = cols.take(t.msgs, done, t.end, ends, want - cols.rows)
                 if done == t.end and t.end < want and not (ends.count and ends.left == 0):
-                    deadline = _deadline(timeout)
+                    if deadline == 0:   # (else the wait for poll()'s read-ahead counted already)
+                        deadline = _deadline(timeout)
                     while c._exc is None:
                         wait = _chunk_ms(deadline)
                         if wait and not c._blocking.shuts_out():

@@ -253,9 +253,7 @@ cdef class Consumer(_Handle):
                 if ahead or not self._filling:
                     break
                 # another call's read-ahead serves a callback: the messages it takes come first
-                if deadline == 0:
-                    deadline = _deadline(timeout)
-                if self._await_fill(deadline):
+                if self._await_fill(timeout, &deadline):
                     return None     # called from that callback, or the timeout passed
         if not ahead:
             # First a non-blocking look with the GIL held: when messages are waiting there is
@@ -266,7 +264,8 @@ cdef class Consumer(_Handle):
             self._blocking.leave(True)
         if rkm == NULL and self._exc is None:
             # (nothing taken yet: whatever raises in here loses no message)
-            deadline = _deadline(timeout)
+            if deadline == 0:   # (else the wait for another call's read-ahead counted already)
+                deadline = _deadline(timeout)
             while True:
                 wait = _chunk_ms(deadline)
                 if wait:
@@ -332,11 +331,11 @@ cdef class Consumer(_Handle):
             return []   # nothing asked for: do not wait (it would never end with timeout=-1)
         cdef size_t want = num_messages
         cdef size_t i, k = 0
-        cdef double deadline
+        cdef double deadline = 0
         cdef int wait
         cdef list out
         cdef _Taken t
-        if self._filling and self._await_fill(_deadline(timeout)):
+        if self._filling and self._await_fill(timeout, &deadline):
             return []   # called from a callback of poll()'s read-ahead, or the timeout passed
         # counted in for the whole call: close() in another thread waits until the messages
         # taken here are delivered or kept
@@ -346,7 +345,8 @@ cdef class Consumer(_Handle):
                 # First a non-blocking look with the GIL held: a prefetched full batch costs
                 # no GIL release and no clock reading.
                 if not t.held and self._fetch(&t, want, 0) < want and self._exc is None:
-                    deadline = _deadline(timeout)
+                    if deadline == 0:
+                        deadline = _deadline(timeout)
                     # Fill the batch over several GIL-free chunks (Ctrl-C is checked between
                     # them): a chunk that brought some messages does not end the call.
                     while True:
@@ -486,7 +486,6 @@ cdef class Consumer(_Handle):
         0, taking nothing, when none is left and another call of this consumer runs (the
         messages it takes have their positions moved by librdkafka: they must not overtake
         these); else 1, ``*out`` NULL when nothing is waiting or a callback raised."""
-        cdef rd_kafka_message_t *rkm
         cdef bint fill
         while True:
             if self._ahead_at < self._ahead_n:
@@ -500,12 +499,9 @@ cdef class Consumer(_Handle):
                 self._fill_ahead()
                 if self._exc is not None or self._ahead_at == self._ahead_n:
                     return 1
-            rkm = self._ahead[self._ahead_at]
-            self._ahead_at += 1
-            if cb_hand_out(self._rk, rkm):
-                out[0] = rkm
+            if self._take_ahead(out, 1):
                 return 1
-            rd_kafka_message_destroy(rkm)   # its partition moved on since (or a control record)
+            # (all left were dropped: their partitions moved on since, or control records)
 
     cdef int _fill_ahead(self) except -1:
         """One non-blocking deferred batch call (positions left alone) appending to _ahead."""
@@ -535,14 +531,18 @@ cdef class Consumer(_Handle):
         self._ahead_n += n
         return 0
 
-    cdef int _await_fill(self, double deadline) except -1:
+    cdef int _await_fill(self, object timeout, double *deadline) except -1:
         """While a read-ahead call serves a callback, no other call may take messages (theirs
         would overtake its). Returns 1 when called from that callback (nothing to take now) or
-        when ``deadline`` passed first; else 0 once it ended."""
+        when the call's deadline passed first; else 0 once it ended. ``*deadline`` is the
+        call's, computed from ``timeout`` here when still 0, so that the call's own wait after
+        this one ends by the same deadline."""
         if self._filling_thread == PyThread_get_thread_ident():
             return 1
+        if deadline[0] == 0:
+            deadline[0] = _deadline(timeout)
         while self._filling and not self._blocking.shuts_out():
-            if _chunk_ms(deadline) == 0:
+            if _chunk_ms(deadline[0]) == 0:
                 return 1
             with nogil:
                 usleep(1000)
