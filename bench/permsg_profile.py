@@ -1,9 +1,14 @@
 """P2, C1 or C2 of one client in one process, for an instruction-count profiler: the benchmark's
 loops (bench/runners/skeleton.py) over N x 100 B messages of one partition, with the settings of
-bench/harness/settings.py.
+bench/harness/settings.py. Also the consumers' bare shapes that ``bench/consume_bound.py`` times:
+C1b (``poll()``, no accessor), C2b (``consume()``, no loop over the list), C2a
+(``consume_arrow(1000)``, no object per record).
 
     python bench/permsg_profile.py --client confluent_binding --shape C1 --count 200000 \
         --bootstrap HOST:PORT [--topic TOPIC] [--callgrind]
+
+Prints, last, a JSON line of the measured window: messages, msgs_per_s, loop_util (the loop
+thread's CPU time over the window's wall time) and cpu_s_per_m (the process's, every thread).
 
 P2: ``produce(topic, value, partition=0, on_delivery=cb)``, ``poll(0)`` every 1000, ``flush()``.
 C1: ``poll(1.0)`` per message. C2: ``consume(1000, 1.0)``. Consumers read ``--topic`` (a topic of
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -38,6 +44,14 @@ def _mark(enabled: bool, command: str) -> None:
     if enabled:
         subprocess.run(["callgrind_control", command, str(os.getpid())], check=True,
                        stdout=subprocess.DEVNULL)
+    clocks = (time.monotonic(), time.thread_time(), time.process_time())
+    if command == "-z":
+        WINDOW[:] = clocks
+    else:
+        WINDOW[:] = [b - a for a, b in zip(WINDOW, clocks)]
+
+
+WINDOW: list = []   # the measured window: wall, loop-thread CPU, process CPU (seconds)
 
 
 def p2(kafka, bootstrap: str, n: int, cg: bool) -> None:
@@ -142,10 +156,53 @@ def c2(kafka, bootstrap: str, topic: str, n: int, cg: bool) -> None:
     c.close()
 
 
+def c1_bare(kafka, bootstrap: str, topic: str, n: int, cg: bool) -> None:
+    """C1 without reading the message: what poll() costs when the application does nothing."""
+    c = _consumer(kafka, bootstrap, topic)
+    poll, got = c.poll, 0
+    while poll(1.0) is None:
+        pass
+    _mark(cg, "-z")
+    while got < n - 1:
+        if poll(1.0) is not None:
+            got += 1
+    _mark(cg, "-d")
+    c.close()
+
+
+def c2_bare(kafka, bootstrap: str, topic: str, n: int, cg: bool) -> None:
+    """C2 without a loop over the list: consume() and the Messages' deallocation only."""
+    c = _consumer(kafka, bootstrap, topic)
+    fetch, got = c.consume, 0
+    while got == 0:
+        got = len(fetch(1, 1.0))
+    _mark(cg, "-z")
+    while got < n:
+        got += len(fetch(min(settings.BATCH, n - got), 1.0))
+    _mark(cg, "-d")
+    c.close()
+
+
+def c2_arrow(kafka, bootstrap: str, topic: str, n: int, cg: bool) -> None:
+    """consume_arrow() in C2's batches of 1000: no Python object per record."""
+    c = _consumer(kafka, bootstrap, topic)
+    fetch, got = c.consume_arrow, 0
+    while got == 0:
+        got = fetch(1, 1.0).num_rows
+    _mark(cg, "-z")
+    while got < n:
+        got += fetch(min(settings.BATCH, n - got), 1.0).num_rows
+    _mark(cg, "-d")
+    c.close()
+
+
+SHAPES = {"C1": c1, "C1w": c1_warm, "C2": c2, "C1b": c1_bare, "C2b": c2_bare, "C2a": c2_arrow}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--client", choices=["confluent_binding", "confluent_kafka"], required=True)
-    ap.add_argument("--shape", choices=["P2", "C1", "C1w", "C2"], required=True)
+    ap.add_argument("--shape", choices=["P2", *SHAPES], required=True)
     ap.add_argument("--count", type=int, default=200_000)
     ap.add_argument("--bootstrap", required=True)
     ap.add_argument("--topic", help="consumers: a topic of at least --count records")
@@ -156,13 +213,12 @@ def main() -> int:
     t0 = time.perf_counter()
     if a.shape == "P2":
         p2(kafka, a.bootstrap, a.count, a.callgrind)
-    elif a.shape == "C1w":
-        c1_warm(kafka, a.bootstrap, a.topic, a.count, a.callgrind)
-    elif a.shape == "C1":
-        c1(kafka, a.bootstrap, a.topic, a.count, a.callgrind)
     else:
-        c2(kafka, a.bootstrap, a.topic, a.count, a.callgrind)
+        SHAPES[a.shape](kafka, a.bootstrap, a.topic, a.count, a.callgrind)
     print("%s %s: %d messages in %.1f s" % (a.client, a.shape, a.count, time.perf_counter() - t0))
+    wall, loop_cpu, cpu = WINDOW
+    print(json.dumps({"messages": a.count, "msgs_per_s": a.count / wall,
+                      "loop_util": loop_cpu / wall, "cpu_s_per_m": cpu / a.count * 1e6}))
     return 0
 
 

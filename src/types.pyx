@@ -100,7 +100,10 @@ cdef inline int32_t _as_int32(object value) except? -1:
 # binding(False), on every cdef class of the core: its methods are method descriptors, which
 # check their instance (a cyfunction does not: Message.topic(None) would read from None, and
 # Consumer.poll(None) or Producer.produce(object(), "t") would crash); subclasses may call them.
+# always_allow_keywords(False): the accessors are METH_NOARGS and the setters METH_O, as
+# confluent-kafka's (the same TypeErrors, and no keyword parsing on the calls made per message).
 @cython.binding(False)
+@cython.always_allow_keywords(False)
 @cython.freelist(1024)
 cdef class Message:
     """Message(topic=None, partition=None, offset=None, key=None, value=None, headers=None,

@@ -238,3 +238,22 @@ def test_drop_in_import():
         assert [e.code() for e in got] == [confluent_kafka.KafkaError._PURGE_QUEUE]
     finally:
         p.close()
+
+
+@pytest.mark.parametrize("name", MESSAGE_METHODS[:-1])
+@pytest.mark.parametrize("form", ["no arguments", "one argument", "two arguments", "a keyword"])
+def test_message_method_argument_errors_are_the_peers(name, form):
+    """Message's accessors take no arguments and its setters exactly one, positionally, as the
+    peer's (METH_NOARGS, METH_O): the same outcome and TypeError text for every wrong call."""
+    args, kwargs = {"no arguments": ((), {}), "one argument": ((b"x",), {}),
+                    "two arguments": ((b"x", b"y"), {}), "a keyword": ((), {"value": b"x"})}[form]
+
+    def outcome(mod):
+        m = mod.Message(topic="t", value=b"v")
+        try:
+            getattr(m, name)(*args, **kwargs)
+        except TypeError as e:
+            return str(e)
+        return "ok"
+
+    assert outcome(confluent_binding) == outcome(peer)
