@@ -282,6 +282,9 @@ cdef class Consumer(_Handle):
     cdef long long _ahead_served_ms     # when a read-ahead call last had librdkafka serve the queue
     cdef bint _filling                  # a read-ahead call runs (its callbacks may let others in)
     cdef unsigned long _filling_thread
+    # the Messages the last two poll() calls returned: the older one is refilled by the next
+    # poll() when nothing else refers to it any more (the application dropped it)
+    cdef Message _recent, _older
 
     cdef int _next_ahead(self, rd_kafka_message_t **out) except -1
     cdef int _fill_ahead(self) except -1

@@ -283,19 +283,27 @@ cdef class Consumer(_Handle):
         ``rkm`` (None for NULL). The message taken is destroyed once copied, or kept for the
         next call when this one raises (never lost)."""
         cdef Message m = None
+        cdef Message spare
         if self._exc is not None:
             if rkm != NULL:
                 self._keep_one(rkm)
             self._raise_pending()
         if rkm == NULL:
             return None
+        # The Message of two calls ago, when only self._older and this frame refer to it (the
+        # application has let it go; Message has no weak references): refilled, not freed and
+        # allocated again. The application holds the last call's while it calls this one.
+        spare = self._older
+        if spare is not None and Py_REFCNT(spare) != 2:
+            spare = None
         try:    # (not try/except: that saves the exception state on every call)
-            m = _message_from_c(rkm, self._names, False)
+            m = _message_into(spare, rkm, self._names, False)
         finally:
             if m is None:       # it raised
                 self._keep_one(rkm)
             else:
                 rd_kafka_message_destroy(rkm)
+        self._older, self._recent = self._recent, m
         return m
 
     cdef void _keep_one(self, rd_kafka_message_t *rkm) noexcept:
@@ -779,6 +787,7 @@ cdef class Consumer(_Handle):
         self._blocking.drain()
         self._drop_held()
         self._drop_ahead()
+        self._older = self._recent = None
         cdef rd_kafka_error_t *error = NULL
         cdef rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR
         if self._close_queue == NULL:

@@ -326,7 +326,7 @@ cdef class Producer(_Handle):
                     if cb is None or (self._dr_only_error
                                       and rkm.err == RD_KAFKA_RESP_ERR_NO_ERROR):
                         continue
-                    m = _report_into(spare, rkm, self._names)
+                    m = _message_into(spare, rkm, self._names, True)
                     spare = None
                     if self._exc is not None:
                         self._pending.append((cb, m))   # served by the next poll()/flush()

@@ -354,12 +354,8 @@ cdef void _fields_from_c(_MsgFields *f, const rd_kafka_message_t *rkm, bint prod
 
 
 cdef Message _message_of(object topic, object value, object key, const _MsgFields *f):
-    """A new Message of these parts: no error, no headers."""
+    """A new Message of these parts: no error, no headers (untracked: see _message_into)."""
     cdef Message m = Message.__new__(Message)
-    # It refers only to new str/bytes/KafkaError/list-of-tuples objects, none of which can lead
-    # back to it: no cycle is possible, so the cycle collector need not look at it (the many
-    # delivered Messages held by asyncio futures until their callbacks run would otherwise make
-    # it walk them again and again). set_*() and headers() put it back under the collector.
     PyObject_GC_UnTrack(m)
     m._topic, m._value, m._key = topic, value, key
     m._partition, m._offset, m._leader_epoch = f.partition, f.offset, f.leader_epoch
@@ -370,45 +366,41 @@ cdef Message _message_of(object topic, object value, object key, const _MsgField
 
 cdef Message _message_from_c(const rd_kafka_message_t *rkm, _TopicNames names, bint producer):
     """Copy a librdkafka message into a new Message (the caller still owns rkm)."""
+    return _message_into(None, rkm, names, producer)
+
+
+cdef Message _message_into(Message m, const rd_kafka_message_t *rkm, _TopicNames names,
+                           bint producer):
+    """``m``, a Message of an earlier call that nothing refers to any more (the caller checked
+    its reference count), refilled from ``rkm``; or a new Message when ``m`` is None. A refill
+    saves the object's deallocation and allocation per message."""
     cdef _MsgFields f
-    cdef Message m
-    topic = names.get(rkm.rkt) if rkm.rkt != NULL else None
+    if m is None:
+        m = Message.__new__(Message)
+    # It refers only to new str/bytes/KafkaError/list-of-tuples objects, none of which can lead
+    # back to it: no cycle is possible, so the cycle collector need not look at it (the many
+    # delivered Messages held by asyncio futures until their callbacks run would otherwise make
+    # it walk them again and again). set_*() and headers() put it back under the collector.
+    if PyObject_GC_IsTracked(m):
+        PyObject_GC_UnTrack(m)
+    m._topic = names.get(rkm.rkt) if rkm.rkt != NULL else None
+    m._delivery_count = -1
     if rkm.err and not producer:
         # A consumer event: payload holds the error string, not data.
-        f.partition, f.offset, f.leader_epoch = rkm.partition, rkm.offset, _NO_EPOCH
-        f.tstype, f.timestamp, f.latency_us = 0, 0, -1
-        m = _message_of(topic, None, None, &f)
+        m._partition, m._offset, m._leader_epoch = rkm.partition, rkm.offset, _NO_EPOCH
+        m._tstype, m._timestamp, m._latency_us = 0, 0, -1
+        m._value = m._key = m._headers = None
         m._error = KafkaError(<int>rkm.err, _cstr(rd_kafka_message_errstr(rkm)))
         return m
     _fields_from_c(&f, rkm, producer)
-    m = _message_of(topic, _payload(rkm.payload, rkm.len), _payload(rkm.key, rkm.key_len), &f)
-    if rkm.err:
-        m._error = _kafka_error(rkm.err)
-    if not producer:
-        # (a delivery report describes the message without its headers, as confluent-kafka's)
-        m._headers = _headers_from_c(rkm)
+    m._partition, m._offset, m._leader_epoch = f.partition, f.offset, f.leader_epoch
+    m._tstype, m._timestamp, m._latency_us = f.tstype, f.timestamp, f.latency_us
+    m._value = _payload(rkm.payload, rkm.len)
+    m._key = _payload(rkm.key, rkm.key_len)
+    m._error = _kafka_error(rkm.err) if rkm.err else None
+    # (a delivery report describes the message without its headers, as confluent-kafka's)
+    m._headers = None if producer else _headers_from_c(rkm)
     return m
-
-
-cdef Message _report_into(Message spare, const rd_kafka_message_t *rkm, _TopicNames names):
-    """A delivery report's Message: ``spare``, the Message of an earlier report that nothing
-    refers to any more (the caller checked its reference count), refilled from ``rkm``; or a
-    new one when ``spare`` is None. Saves the object's deallocation and allocation per report."""
-    cdef _MsgFields f
-    if spare is None:
-        return _message_from_c(rkm, names, True)
-    _fields_from_c(&f, rkm, True)
-    if PyObject_GC_IsTracked(spare):    # a set_*() of the callback put it under the collector
-        PyObject_GC_UnTrack(spare)
-    spare._topic = names.get(rkm.rkt) if rkm.rkt != NULL else None
-    spare._value = _payload(rkm.payload, rkm.len)
-    spare._key = _payload(rkm.key, rkm.key_len)
-    spare._headers = None
-    spare._error = _kafka_error(rkm.err) if rkm.err else None
-    spare._partition, spare._offset, spare._leader_epoch = f.partition, f.offset, f.leader_epoch
-    spare._tstype, spare._timestamp, spare._latency_us = f.tstype, f.timestamp, f.latency_us
-    spare._delivery_count = -1
-    return spare
 
 
 @cython.binding(False)
