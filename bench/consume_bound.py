@@ -2,7 +2,8 @@
 C1 and C2 against ours with the benchmark's per-message accessors (C1, C2), with none (C1b:
 ``poll()`` alone; C2b: ``consume()`` and the Messages' deallocation, no loop over the list) and
 with no Python object per record at all (C2a: ``consume_arrow()`` in C2's batches of 1000).
-Alternating rounds on one local broker (started here) and one topic of N x 100 B:
+Alternating rounds on one local broker (started here) and one topic of N x 100 B, pinned as
+``make bench`` pins them (the broker on CPU 0, each client process on CPU 1):
 
     python bench/consume_bound.py [--count 2000000] [--rounds 5]
 
@@ -26,14 +27,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from harness import settings  # noqa: E402
+from harness.broker import pin_process  # noqa: E402
 from harness.catalog import PERF_BIN  # noqa: E402
 
 _TOOL_RE = re.compile(r"% (\d+) messages \((\d+) bytes\) consumed in (\d+)ms")
 SHAPES = ("tool C1", "C1", "C1b", "tool C2", "C2", "C2b", "C2a")
+PIN = ["taskset", "-c", "1"] if (os.cpu_count() or 1) >= 2 else []
 
 
 def tool(workload: str, bootstrap: str, topic: str, n: int) -> dict:
-    cmd = [PERF_BIN, "-G", "bound-%s" % uuid.uuid4().hex, "-t", topic, "-b", bootstrap,
+    cmd = PIN + [PERF_BIN, "-G", "bound-%s" % uuid.uuid4().hex, "-t", topic, "-b", bootstrap,
            "-c", str(n)] + settings.c_tool_consumer_flags(settings.fetch_queue_backoff_ms())
     if workload == "C2":
         cmd += ["-B", str(settings.BATCH)]
@@ -44,7 +47,7 @@ def tool(workload: str, bootstrap: str, topic: str, n: int) -> dict:
 
 
 def ours(shape: str, bootstrap: str, topic: str, n: int) -> dict:
-    out = subprocess.run([sys.executable, os.path.join(HERE, "permsg_profile.py"),
+    out = subprocess.run(PIN + [sys.executable, os.path.join(HERE, "permsg_profile.py"),
                           "--client", "confluent_binding", "--shape", shape, "--count", str(n),
                           "--bootstrap", bootstrap, "--topic", topic],
                          stdout=subprocess.PIPE, text=True, check=True).stdout
@@ -67,6 +70,8 @@ def main() -> int:
     runs: dict = {s: [] for s in SHAPES}
     with KafkaCluster() as k:
         bootstrap = k.bootstrap_servers
+        if PIN:
+            pin_process(k.pid, {0})
         topic = k.create_topic("bound-%s" % uuid.uuid4().hex[:8], 1)
         fill(bootstrap, topic, a.count)
         for r in range(a.rounds):
