@@ -170,30 +170,28 @@ def c1_bare(kafka, bootstrap: str, topic: str, n: int, cg: bool) -> None:
     c.close()
 
 
+def _batches(c, fetch, rows, n: int, cg: bool) -> None:
+    """Batches of up to C2's size from ``fetch`` until ``n`` records (``rows(batch)`` each)."""
+    got = 0
+    while got == 0:
+        got = rows(fetch(1, 1.0))
+    _mark(cg, "-z")
+    while got < n:
+        got += rows(fetch(min(settings.BATCH, n - got), 1.0))
+    _mark(cg, "-d")
+    c.close()
+
+
 def c2_bare(kafka, bootstrap: str, topic: str, n: int, cg: bool) -> None:
     """C2 without a loop over the list: consume() and the Messages' deallocation only."""
     c = _consumer(kafka, bootstrap, topic)
-    fetch, got = c.consume, 0
-    while got == 0:
-        got = len(fetch(1, 1.0))
-    _mark(cg, "-z")
-    while got < n:
-        got += len(fetch(min(settings.BATCH, n - got), 1.0))
-    _mark(cg, "-d")
-    c.close()
+    _batches(c, c.consume, len, n, cg)
 
 
 def c2_arrow(kafka, bootstrap: str, topic: str, n: int, cg: bool) -> None:
     """consume_arrow() in C2's batches of 1000: no Python object per record."""
     c = _consumer(kafka, bootstrap, topic)
-    fetch, got = c.consume_arrow, 0
-    while got == 0:
-        got = fetch(1, 1.0).num_rows
-    _mark(cg, "-z")
-    while got < n:
-        got += fetch(min(settings.BATCH, n - got), 1.0).num_rows
-    _mark(cg, "-d")
-    c.close()
+    _batches(c, c.consume_arrow, lambda batch: batch.num_rows, n, cg)
 
 
 SHAPES = {"C1": c1, "C1w": c1_warm, "C2": c2, "C1b": c1_bare, "C2b": c2_bare, "C2a": c2_arrow}
