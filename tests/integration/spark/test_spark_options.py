@@ -255,13 +255,15 @@ def test_max_trigger_delay_lets_a_small_batch_through(
         assert _wait(lambda: _batches(query) == [10], query)
         _produce(kafka_cluster, topic, 5, 1)
         assert _wait(lambda: _batches(query) == [10, 5], query)
-        # the second batch's trigger began maxTriggerDelay or more after the first batch's
+        # the second batch's trigger began maxTriggerDelay or more after the first batch's.
+        # The delay is timed from the source's latestOffset() calls, which come a little after
+        # the trigger's timestamp (by a varying few ms): allow one trigger interval for that.
         started = [
             datetime.datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00"))
             for p in query.recentProgress
             if p["numInputRows"]
         ]
-        assert (started[1] - started[0]).total_seconds() >= 3
+        assert (started[1] - started[0]).total_seconds() >= 3 - 0.2
     finally:
         query.stop()
 
