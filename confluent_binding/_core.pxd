@@ -411,8 +411,10 @@ cdef class ShareConsumer(_Handle):
     cdef rd_kafka_share_t *_rkshare
     cdef object _on_ack_commit          # set_acknowledgement_commit_callback()'s callable
     cdef list _undelivered              # records a poll() took from librdkafka before it raised
+    cdef bint _in_ack_commit            # the acknowledgement-commit callback is running
 
     cdef int _check_open(self) except -1
+    cdef int _refuse_close_from_callback(self) except -1
     cdef Message _share_message(self, const rd_kafka_message_t *rkm)
     cdef void _serve_ack_commit(self, rd_kafka_share_partition_offsets_list_t *parts,
                                 rd_kafka_resp_err_t err) noexcept

@@ -434,7 +434,8 @@ cdef class _AdminClientImpl(_Handle):
             rd_kafka_ListConsumerGroupOffsets_destroy(r)
 
     def _alter_consumer_group_offsets(self, str group, list parts, future, dict opts):
-        cdef _PartList pl = _parts_list(parts)
+        # a list of TopicPartition: the commit metadata and leader epoch go with the offsets
+        cdef _PartList pl = _PartList.from_py(parts)
         cdef rd_kafka_AlterConsumerGroupOffsets_t *r = rd_kafka_AlterConsumerGroupOffsets_new(
             group.encode(), pl.ptr)
         cdef rd_kafka_AdminOptions_t *o = NULL

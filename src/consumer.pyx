@@ -497,8 +497,12 @@ cdef class Consumer(_Handle):
         cdef bint fill
         while True:
             if self._ahead_at < self._ahead_n:
+                # An error or event ends a read-ahead (patches/0002), and what librdkafka queued
+                # behind it (a rebalance after MAX_POLL_EXCEEDED) is served only once it was
+                # handed out, as one message per call serves it.
                 fill = (self._blocking.counted == 0
-                        and cb_coarse_ms() - self._ahead_served_ms >= STALE_MS)
+                        and cb_coarse_ms() - self._ahead_served_ms >= STALE_MS
+                        and self._ahead[self._ahead_n - 1].err == 0)
             elif self._blocking.counted != 0:
                 return 0
             else:

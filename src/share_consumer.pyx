@@ -374,12 +374,16 @@ cdef class ShareConsumer(_Handle):
         """Calls on_ack_commit; what it raises is kept (raised when the serving call
         returns)."""
         cb = self._on_ack_commit
+        cdef bint outer = self._in_ack_commit
         if cb is not None:
+            self._in_ack_commit = True
             try:
                 cb(_acked_offsets(parts), None if err == RD_KAFKA_RESP_ERR_NO_ERROR
                    else KafkaException(KafkaError(<int>err)))
             except BaseException as exc:
                 self._stash(exc)
+            finally:
+                self._in_ack_commit = outer
 
     def set_sasl_credentials(self, username, password):
         """Set SASL PLAIN/SCRAM credentials for the next authentication."""
@@ -399,6 +403,7 @@ cdef class ShareConsumer(_Handle):
             self._rkshare = NULL
             self._blocking.closed = True
             return None
+        self._refuse_close_from_callback()
         self._blocking.drain()
         cdef rd_kafka_share_t *rkshare = self._rkshare
         cdef rd_kafka_error_t *error
@@ -423,6 +428,20 @@ cdef class ShareConsumer(_Handle):
             self._raise_pending()
         _share_check_error(error)
         return None
+
+    cdef int _refuse_close_from_callback(self) except -1:
+        """close() from a callback this consumer is serving leaves it open and raises
+        IllegalStateException: from the acknowledgement-commit callback librdkafka's refusal
+        (its share-consumer methods refuse to run in that callback, close included, as in
+        confluent-kafka); from the others (error_cb, logger, ...), which librdkafka does not
+        guard, this binding's own (confluent-kafka's process aborts there)."""
+        if self._blocking.slot_of(PyThread_get_thread_ident()) < 0:
+            return 0
+        if self._in_ack_commit:
+            _share_check_error(rd_kafka_share_consumer_close(self._rkshare))
+        raise IllegalStateException(
+            "ShareConsumer.close() called from a callback that this client is serving; close "
+            "it after the serving call returns")
 
     def __enter__(self):
         return self

@@ -403,6 +403,28 @@ cdef Message _message_into(Message m, const rd_kafka_message_t *rkm, _TopicNames
     return m
 
 
+# Commit metadata as confluent-kafka has it on the wire, so that a group committed to by either
+# client reads the same in both: a str without NUL is written as its UTF-8 bytes and a NUL (the C
+# string, terminator included: '' is one NUL byte, not "no metadata"); None is no metadata. What
+# is read is the C string: the bytes up to the first NUL (all of them without one), None when the
+# broker holds none (librdkafka reads an empty string as none).
+cdef bytes _metadata_bytes(str metadata):
+    """The bytes of commit metadata without the NUL; ValueError for an embedded NUL and
+    UnicodeEncodeError for a lone surrogate, confluent-kafka's errors."""
+    cdef bytes md = metadata.encode("utf-8")
+    if b"\0" in md:
+        raise ValueError("embedded null character")
+    return md
+
+
+cdef object _metadata_str(const rd_kafka_topic_partition_t *e):
+    """The commit metadata of a librdkafka partition as a str (None without metadata)."""
+    if e.metadata == NULL:
+        return None
+    cdef bytes raw = PyBytes_FromStringAndSize(<const char *>e.metadata, e.metadata_size)
+    return raw.partition(b"\0")[0].decode("utf-8", "replace")
+
+
 @cython.binding(False)
 cdef class TopicPartition:
     """A topic partition, optionally with an offset, commit metadata and leader epoch."""
@@ -410,8 +432,10 @@ cdef class TopicPartition:
     def __init__(self, str topic not None, int32_t partition=-1,
                  int64_t offset=RD_KAFKA_OFFSET_INVALID,
                  metadata=None, leader_epoch=None):
-        if metadata is not None and not isinstance(metadata, str):
-            raise TypeError("metadata must be a str or None")
+        if metadata is not None:
+            if not isinstance(metadata, str):
+                raise TypeError("metadata must be a str or None")
+            _metadata_bytes(metadata)       # confluent-kafka's errors, when it is made
         self.topic = topic
         self.partition = partition
         self.offset = offset
@@ -497,10 +521,10 @@ cdef class _PartList:
                 if tp._leader_epoch >= 0:
                     rd_kafka_topic_partition_set_leader_epoch(c, tp._leader_epoch)
                 if tp.metadata is not None:
-                    md = tp.metadata.encode()
+                    md = _metadata_bytes(tp.metadata)
                     c.metadata = malloc(len(md) + 1)
                     memcpy(c.metadata, <const char *>md, len(md) + 1)
-                    c.metadata_size = len(md)
+                    c.metadata_size = len(md) + 1       # the C string's NUL included
         return pl
 
     cdef list to_py(self):
@@ -514,8 +538,7 @@ cdef TopicPartition _part_to_py(const rd_kafka_topic_partition_t *e):
     tp.partition = e.partition
     tp.offset = e.offset
     tp._leader_epoch = rd_kafka_topic_partition_get_leader_epoch(e)
-    tp.metadata = (PyBytes_FromStringAndSize(<const char *>e.metadata, e.metadata_size)
-                   .decode("utf-8", "replace") if e.metadata != NULL else None)
+    tp.metadata = _metadata_str(e)
     tp.error = _kafka_error(e.err)
     return tp
 

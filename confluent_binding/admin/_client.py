@@ -485,7 +485,7 @@ class AdminClient(_AdminClientImpl):
         futmap = _futures([req.group_id], str)
         opts = _options(kwargs, ("request_timeout",))
         self._alter_consumer_group_offsets(
-            req.group_id, _parts(parts),
+            req.group_id, parts,
             _request(futmap, lambda rs: in_order_values(futmap, rs, _results.group_offsets)), opts)
         return futmap
 

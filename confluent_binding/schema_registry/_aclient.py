@@ -50,6 +50,12 @@ class AsyncSchemaRegistryClient:
             return self._async_rest
         return self._client._rest_client
 
+    @property
+    def _cache(self) -> Any:
+        # the schema cache, under confluent-kafka's name (its tests read it): the blocking
+        # client's, which this client's calls fill and clear; its methods are plain calls
+        return self._client._cache
+
     async def __aenter__(self) -> "AsyncSchemaRegistryClient":
         return self
 

@@ -447,6 +447,9 @@ class BaseSerializer(BaseSerde, Serializer):
         self._schema_id_serializer = conf.take_callable("schema.id.serializer")
         self._known_subjects = {}
         self._lock = threading.Lock()
+        # the SchemaId the last record with a subject was framed with (None before the first),
+        # under confluent-kafka's name: its own tests read ``serializer._schema_id.id``
+        self._schema_id = None
         return conf
 
     def _schema_id_for(self, subject, schema):
@@ -455,8 +458,15 @@ class BaseSerializer(BaseSerde, Serializer):
         The registered schema is returned when use.latest.version/use.latest.with.metadata or
         use.schema.id chose it (the record is then written with that schema); otherwise ``schema``
         is registered (auto.register.schemas) or looked up once per subject (``schema`` may be a
-        callable making it, called then).
+        callable making it, called then). The SchemaId is kept as ``_schema_id`` (the one
+        object: Protobuf's message indexes, set on it next, are there too).
         """
+        schema_id, selected = self._resolve_schema_id(subject, schema)
+        if subject is not None:
+            self._schema_id = schema_id
+        return schema_id, selected
+
+    def _resolve_schema_id(self, subject, schema):
         if self._use_schema_id is not None:
             registered = self._registry.get_schema(
                 self._use_schema_id, subject_name=subject, fmt=self._fmt

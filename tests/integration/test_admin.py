@@ -410,6 +410,27 @@ def test_alter_then_list_group_offsets(admin, peer_client, kafka_cluster):
               require_stable=True))
 
 
+def test_altered_offsets_carry_their_metadata_like_confluent(admin, peer_client, kafka_cluster):
+    """alter_consumer_group_offsets() commits each partition's metadata as confluent-kafka's
+    does (the same bytes: each client lists what the other altered)."""
+    t = kafka_cluster.create_topic(_name(), partitions=1)
+    clients = {"confluent-kafka": (peer, peer_client), "confluent_binding": (kafka, admin)}
+    listed = {}
+    for value in (None, "", "hello world", "h\u00e9llo \u2603"):
+        for writer, (w, w_admin) in clients.items():
+            g = _name("g")
+            tp = w.TopicPartition(t, 0, 3) if value is None else w.TopicPartition(t, 0, 3, value)
+            altered = _result(w_admin.alter_consumer_group_offsets(
+                [w.ConsumerGroupTopicPartitions(g, [tp])])[g])
+            assert [(p.offset, p.error) for p in altered.topic_partitions] == [(3, None)]
+            for reader, (r, r_admin) in clients.items():
+                res = _result(r_admin.list_consumer_group_offsets(
+                    [r.ConsumerGroupTopicPartitions(g, [r.TopicPartition(t, 0)])])[g])
+                listed[value, writer, reader] = [(p.offset, p.metadata)
+                                                 for p in res.topic_partitions]
+    assert listed == {key: [(3, key[0])] for key in listed} and len(listed) == 16
+
+
 # -- the result thread --------------------------------------------------------------------------
 
 def test_futures_complete_while_the_caller_only_waits(admin):

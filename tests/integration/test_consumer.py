@@ -510,6 +510,34 @@ def test_commit_committed_and_position_agree(kafka_cluster, make_topic):
         [(0, o) for o in range(6, 10)] + [(1, o) for o in range(7, 10)]
 
 
+COMMIT_METADATA = (None, "", "hello world", "h\u00e9llo \u2603")
+
+
+def test_commit_metadata_reads_the_same_in_both_clients(kafka_cluster, topic):
+    """A group's committed metadata is shared by the consumers of both clients: what either
+    commits (none, '', ASCII, non-ASCII) both read back as it was committed. (confluent-kafka
+    writes the C string, its NUL included, so '' is not "no metadata"; it reads up to the
+    NUL.)"""
+    peer = pytest.importorskip("confluent_kafka")
+    clients = {"confluent-kafka": peer, "confluent_binding": kafka}
+    read = {}
+    for value in COMMIT_METADATA:
+        for writer, w in clients.items():
+            group = _group_id()
+            c = w.Consumer(_conf(kafka_cluster, None, group, **{"enable.auto.commit": False}))
+            tp = w.TopicPartition(topic, 0, 5) if value is None else \
+                w.TopicPartition(topic, 0, 5, value)
+            c.commit(offsets=[tp], asynchronous=False)
+            c.close()
+            for reader, r in clients.items():
+                c = r.Consumer(_conf(kafka_cluster, None, group))
+                got = c.committed([r.TopicPartition(topic, 0)], timeout=10)[0]
+                c.close()
+                read[value, writer, reader] = (got.offset, got.metadata)
+    assert read == {key: (5, key[0]) for key in read}
+    assert len(read) == len(COMMIT_METADATA) * 4
+
+
 def test_close_commits_when_auto_commit_is_on(kafka_cluster, make_topic):
     topic = make_topic(partitions=1)
     _produce_n(kafka_cluster, topic, 20, partition=0)

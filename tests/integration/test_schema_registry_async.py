@@ -137,6 +137,34 @@ async def _round_trip_and_compare(kafka_cluster, url, topic, records, fmt, ser, 
     assert int.from_bytes(ours_bytes[0][1:5], "big") == registered.schema_id
 
 
+@pytest.mark.asyncio
+@pytest.mark.parametrize("fmt", ["avro", "json", "protobuf"])
+async def test_async_serializer_keeps_the_schema_id_it_framed_with_as_confluent(schema_registry,
+                                                                                fmt):
+    """confluent-kafka's asyncio Protobuf reference test reads ``serializer._schema_id`` after
+    serializing: each side's asyncio serializer keeps the id (and Protobuf's message indexes)
+    its record was framed with, the one the registry gives the subject."""
+    seen = {}
+    for side in ("ours", "confluent"):
+        ser, _, client = await async_serdes(side, fmt, schema_registry.url)
+        try:
+            before = ser._schema_id
+            topic = "sid-%s-%s" % (side, uuid.uuid4().hex[:10])
+            framed = await ser(records_for(fmt)[0], SerializationContext(topic,
+                                                                         MessageField.VALUE))
+            sid = ser._schema_id
+            registered = await client.get_latest_version(topic + "-value")
+            assert (sid.id, int.from_bytes(framed[1:5], "big")) == (registered.schema_id,) * 2
+            refs = [(r.name, r.subject) for r in (await client.get_schema(sid.id)).references]
+            seen[side] = (before, type(sid).__name__, sid.message_indexes, refs)
+        finally:
+            await client.aclose()
+    expected_refs = [("common/address.proto", "common/address.proto")] if fmt == "protobuf" \
+        else []
+    assert seen["ours"] == seen["confluent"] == (
+        None, "SchemaId", [1] if fmt == "protobuf" else None, expected_refs)
+
+
 def builders(fmt, url):
     """(serializer builder, deserializer builder) of ``fmt``, each making its own client."""
     conf = {"url": url}

@@ -424,3 +424,46 @@ def test_same_results_and_errors_as_confluent_kafka(schema_registry):
     # The scenario exercised both answers and errors.
     kinds = {value[0] if isinstance(value, list) and value else None for _, value in mine}
     assert "raises" in kinds and "RegisteredSchema" in kinds
+
+
+def test_soft_then_hard_delete_clears_the_cache_as_confluent_kafka(schema_registry):
+    """confluent-kafka's own test of a version deleted softly then for good, which reads the
+    clients' schema cache (``_cache``), run on both libraries' blocking and asyncio clients:
+    a looked-up version is cached, a soft delete forgets it, the hard delete then succeeds."""
+
+    def blocking(lib, subject):
+        with lib.SchemaRegistryClient({"url": schema_registry.url}) as sr:
+            schema = lib.Schema(USER_V1, schema_type="AVRO")
+            sr.register_schema(subject, schema)
+            version = sr.lookup_schema(subject, schema).version
+            cached = sr._cache.get_registered_by_subject_version(subject, version)
+            soft = sr.delete_version(subject, version, permanent=False)
+            after = sr._cache.get_registered_by_subject_version(subject, version)
+            hard = sr.delete_version(subject, version, permanent=True)
+            return (cached.subject, cached.version), soft, after, hard, subject in sr.get_subjects()
+
+    async def asynchronous(lib, subject):
+        sr = lib.AsyncSchemaRegistryClient({"url": schema_registry.url})
+        try:
+            schema = lib.Schema(USER_V1, schema_type="AVRO")
+            await sr.register_schema(subject, schema)
+            version = (await sr.lookup_schema(subject, schema)).version
+            cached = sr._cache.get_registered_by_subject_version(subject, version)
+            soft = await sr.delete_version(subject, version, permanent=False)
+            after = sr._cache.get_registered_by_subject_version(subject, version)
+            hard = await sr.delete_version(subject, version, permanent=True)
+            return ((cached.subject, cached.version), soft, after, hard,
+                    subject in await sr.get_subjects())
+        finally:
+            await sr.aclose()
+
+    results = {}
+    for name, lib in (("ours", ours), ("confluent-kafka", theirs)):
+        subject = _unique("soft-hard-" + name)
+        results[name, "blocking"] = blocking(lib, subject)
+        subject = _unique("soft-hard-async-" + name)
+        results[name, "asyncio"] = asyncio.run(asynchronous(lib, subject))
+    for (name, kind), (cached, soft, after, hard, listed) in results.items():
+        assert (cached[1], soft, after, hard, listed) == (1, 1, None, 1, False), (name, kind)
+    assert results["ours", "blocking"][1:] == results["confluent-kafka", "blocking"][1:]
+    assert results["ours", "asyncio"][1:] == results["confluent-kafka", "asyncio"][1:]

@@ -186,6 +186,34 @@ def test_references(kafka_cluster, schema_registry, make_topic):
         ORDER, {"use.deprecated.format": False}, ck_client)) == [("k0", ORDERS[0])]
 
 
+@pytest.mark.parametrize("fmt", ["avro", "json", "protobuf"])
+def test_serializer_keeps_the_schema_id_it_framed_with_as_confluent(kafka_cluster, schema_registry,
+                                                                    make_topic, fmt):
+    """confluent-kafka's Protobuf reference test reads ``serializer._schema_id`` after producing
+    (then the registered schema's references by that id): each side's serializer, producing
+    through its SerializingProducer to a topic of its own, keeps the id its records were framed
+    with, the one the registry gives the subject, with Protobuf's message indexes."""
+    url = registry_url(schema_registry)
+    conf = kafka_cluster.client_config()
+    seen = {}
+    for side in ("ours", "confluent"):
+        client = client_for(side, url)
+        ser, _ = serializer(side, fmt, client)
+        before = ser._schema_id
+        topic = make_topic()
+        produce(side, conf, topic, records_for(fmt)[:1], ser)
+        sid = ser._schema_id
+        registered = client.get_latest_version(topic + "-value")
+        framed = consume(side, conf, topic, 1, None)[0][1]
+        assert (sid.id, int.from_bytes(framed[1:5], "big")) == (registered.schema_id,) * 2
+        refs = [(r.name, r.subject) for r in client.get_schema(sid.id).references]
+        seen[side] = (before, type(sid).__name__, sid.message_indexes, refs)
+    expected_refs = [("common/address.proto", "common/address.proto")] if fmt == "protobuf" \
+        else []
+    assert seen["ours"] == seen["confluent"] == (
+        None, "SchemaId", [1] if fmt == "protobuf" else None, expected_refs)
+
+
 def high_watermark(conf, topic):
     consumer = cb.Consumer(dict(conf, **{"group.id": uuid.uuid4().hex}))
     try:

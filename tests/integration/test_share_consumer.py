@@ -282,6 +282,89 @@ def test_deserializing_share_consumer(share_cluster, admin, names):
         c.close()
 
 
+def _calls_from_the_ack_commit_callback(module, share_cluster, admin, topic, group):
+    """confluent-kafka's re-entrancy test on ``module``'s ShareConsumer: every consumer method
+    called from the acknowledgement-commit callback, close() included; what each raised (type,
+    message), and whether the consumer is intact afterwards."""
+    configure_group(admin, group, share_auto_offset_reset="earliest")
+    c = module.ShareConsumer(share_cluster.client_config(**{
+        "group.id": group, "share.acknowledgement.mode": "explicit"}))
+    outcomes, held = {}, []
+
+    def on_ack_commit(offsets, exc):
+        ack = module.AcknowledgeType.ACCEPT
+        calls = {
+            "poll": lambda: c.poll(0.1),
+            "subscribe": lambda: c.subscribe([topic]),
+            "unsubscribe": c.unsubscribe,
+            "subscription": c.subscription,
+            "commit_sync": lambda: c.commit_sync(1.0),
+            "commit_async": c.commit_async,
+            "acknowledge": lambda: c.acknowledge(held[0], ack),
+            "acknowledge_offset": lambda: c.acknowledge_offset(topic, 0, 0, ack),
+            "set_acknowledgement_commit_callback":
+                lambda: c.set_acknowledgement_commit_callback(on_ack_commit),
+            "close": c.close,
+        }
+        for name, call in calls.items():
+            try:
+                outcomes[name] = ("returned", call())
+            except Exception as exc:  # the outcome under comparison
+                outcomes[name] = (type(exc).__name__, str(exc))
+
+    try:
+        c.set_acknowledgement_commit_callback(on_ack_commit)
+        c.subscribe([topic])
+        deadline = time.monotonic() + 60
+        while not held:
+            assert time.monotonic() < deadline, "no record"
+            held += list(c.poll(0.5))
+        for m in held:
+            c.acknowledge(m, module.AcknowledgeType.ACCEPT)
+        c.commit_async()
+        deadline = time.monotonic() + 30
+        while not outcomes:
+            assert time.monotonic() < deadline, "the callback was not served"
+            c.poll(0.5)
+        intact = c.subscription() == [topic]
+    finally:
+        c.set_acknowledgement_commit_callback(None)
+        c.close()
+    return outcomes, intact
+
+
+def test_calls_from_the_ack_commit_callback_are_refused_as_in_confluent(share_cluster, admin,
+                                                                        names):
+    """Every method called from the acknowledgement-commit callback, close() included, raises
+    confluent-kafka's IllegalStateException with its message, and the consumer stays usable."""
+    peer = pytest.importorskip("confluent_kafka")
+    import confluent_binding
+
+    topic, group = names
+    make_topic(share_cluster, topic, 1)
+    produce(share_cluster, topic, [b"a"])
+    theirs = _calls_from_the_ack_commit_callback(peer, share_cluster, admin, topic, group + "-p")
+    ours = _calls_from_the_ack_commit_callback(confluent_binding, share_cluster, admin, topic,
+                                               group + "-o")
+    assert ours == theirs
+    in_callback = "Share consumer methods are not accessible from user-defined " \
+        "acknowledgement commit callback"
+    refused = "Local: Erroneous state"
+    assert ours == ({
+        "poll": ("IllegalStateException", in_callback),
+        "subscribe": ("IllegalStateException", "Failed to subscribe: " + refused),
+        "unsubscribe": ("IllegalStateException", "Failed to unsubscribe: " + refused),
+        "subscription": ("IllegalStateException", "Failed to get subscription: " + refused),
+        "commit_sync": ("IllegalStateException", in_callback),
+        "commit_async": ("IllegalStateException", in_callback),
+        "acknowledge": ("IllegalStateException", "Failed to acknowledge message: " + refused),
+        "acknowledge_offset": ("IllegalStateException",
+                               "Failed to acknowledge offset: " + refused),
+        "set_acknowledgement_commit_callback": ("IllegalStateException", in_callback),
+        "close": ("IllegalStateException", in_callback),
+    }, True)
+
+
 def poll_until_errors(c, n, timeout=60):
     got = []
     deadline = time.monotonic() + timeout

@@ -329,6 +329,31 @@ def test_topic_partition_subclass():
     same(scenario, ("t/2@11", text, text, True, ["a", "b"], True, True, True))
 
 
+@pytest.mark.parametrize("metadata, expect", [
+    ("", ""),
+    ("h\u00e9llo \u2603", "h\u00e9llo \u2603"),
+    ("x\x00yz", Raises(ValueError, "embedded null character")),       # a C string has none
+    ("\x00", Raises(ValueError, "embedded null character")),
+    ("a\ud800b", Raises(UnicodeEncodeError, "surrogates not allowed")),
+])
+def test_topic_partition_metadata_is_checked_when_made(metadata, expect):
+    same(lambda m: m.TopicPartition("t", 0, 5, metadata).metadata, expect)
+    same(lambda m: m.TopicPartition("t", 0, 5, metadata=metadata).metadata, expect)
+
+
+def test_metadata_set_later_is_checked_when_committed():
+    """Beyond confluent-kafka (whose metadata is read-only): metadata assigned after
+    construction meets the same rule when it is committed."""
+    c = confluent_binding.Consumer(consumer_conf())
+    try:
+        tp = confluent_binding.TopicPartition("t", 0, 5)
+        tp.metadata = "x\x00yz"
+        with pytest.raises(ValueError, match="embedded null character"):
+            c.commit(offsets=[tp], asynchronous=True)
+    finally:
+        c.close()
+
+
 def test_topic_partition_subclass_instances_work_everywhere():
     """Beyond confluent-kafka (whose clients reject subclass instances and whose comparison
     with a base instance raises NotImplementedError): a subclass is a TopicPartition."""

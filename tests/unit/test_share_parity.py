@@ -173,3 +173,27 @@ def test_enter_returns_the_consumer_even_closed():
         c.close()
         return c.__enter__() is c, c.__exit__(None, None, None)
     same(scenario, (True, None))
+
+
+def test_close_from_a_callback_it_is_serving_is_refused():
+    """Beyond confluent-kafka, whose process aborts when close() is called from error_cb (or
+    another callback but the acknowledgement-commit one, which librdkafka guards: see
+    tests/integration/test_share_consumer.py): close() refuses with the share consumer's
+    IllegalStateException, poll() raises it, and the consumer stays usable."""
+    box = {"closing": True}
+
+    def error_cb(err):
+        if box["closing"]:
+            box["consumer"].close()
+
+    c = box["consumer"] = confluent_binding.ShareConsumer(conf(error_cb=error_cb))
+    c.subscribe(["t"])
+    with pytest.raises(confluent_binding.IllegalStateException,
+                       match=r"ShareConsumer.close\(\) called from a callback"):
+        for _ in range(100):    # a closed port: the transport error comes within a poll
+            c.poll(0.5)
+    box["closing"] = False
+    assert c.subscription() == ["t"]
+    c.close()
+    with pytest.raises(confluent_binding.IllegalStateException, match="Share consumer closed"):
+        c.poll(0)
