@@ -21,13 +21,49 @@ _NOT_IDEMPOTENT = {
     "max.in.flight": lambda v: int(v) > 5,
 }
 
+# Spark's connector writes with the Java producer, whose default partitioner (no
+# partitioner.class) puts a keyed record on murmur2(key) % partitions and spreads records without
+# a key: librdkafka's murmur2_random. So keyed rows land where Spark's connector, and every Java
+# producer of the topic, puts them. Kafka's built-in Java partitioners map to librdkafka's
+# equivalents; the others have none.
+_JAVA_PARTITIONERS = {
+    "org.apache.kafka.clients.producer.internals.DefaultPartitioner": "murmur2_random",
+    # keys ignored, records spread (Java: sticky per batch; librdkafka: per record)
+    "org.apache.kafka.clients.producer.UniformStickyPartitioner": "random",
+}
+DEFAULT_PARTITIONER = "murmur2_random"
+
+
+def _partitioner(conf: Dict[str, str]) -> None:
+    """Sets librdkafka's ``partitioner`` from ``partitioner.class`` (Kafka's built-in Java
+    partitioners) or to the Java client's default, unless the options name one."""
+    java = conf.pop("partitioner.class", None)
+    if java is None:
+        conf.setdefault("partitioner", DEFAULT_PARTITIONER)
+        return
+    if "partitioner" in conf:
+        raise ValueError(
+            "Kafka options 'partitioner.class' and 'partitioner' are both set: give one"
+        )
+    if java.strip() not in _JAVA_PARTITIONERS:
+        raise ValueError(
+            "Kafka option 'partitioner.class' = '%s' is not supported: librdkafka runs no Java "
+            "partitioner. Supported: %s; or set 'kafka.partitioner' to one of librdkafka's "
+            "(murmur2_random, the Java default; consistent_random, random, murmur2, consistent, "
+            "fnv1a, fnv1a_random)" % (java, ", ".join(sorted(_JAVA_PARTITIONERS)))
+        )
+    conf["partitioner"] = _JAVA_PARTITIONERS[java.strip()]
+
 
 def producer_config(kafka: Dict[str, str]) -> Dict[str, str]:
-    """The sink's producer configuration: idempotent unless the options say otherwise, as the
-    Java producer (Kafka 3.0+) that Spark's sink uses. Within one task a retried request then
-    never duplicates or reorders a record; a task that Spark runs again is a new producer, so
-    its records are written again (at-least-once per query, as Spark's connector)."""
+    """The sink's producer configuration: keyed rows partitioned as the Java producer that
+    Spark's sink uses partitions them (:data:`DEFAULT_PARTITIONER`, or ``partitioner.class``
+    mapped), and idempotent unless the options say otherwise, as that producer (Kafka 3.0+).
+    Within one task a retried request then never duplicates or reorders a record; a task that
+    Spark runs again is a new producer, so its records are written again (at-least-once per
+    query, as Spark's connector)."""
     conf = dict(kafka)
+    _partitioner(conf)
     if "enable.idempotence" not in conf:
         try:
             clash = any(k in conf and test(conf[k]) for k, test in _NOT_IDEMPOTENT.items())

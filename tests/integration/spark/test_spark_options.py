@@ -15,7 +15,7 @@ import confluent_binding as kafka
 from confluent_binding.spark import NAME
 from confluent_binding.spark._options import duration_ms, source_options, translate_java
 from confluent_binding.spark._plan import OffsetRange, split
-from confluent_binding.spark._write import producer_config
+from confluent_binding.spark._write import DEFAULT_PARTITIONER, producer_config
 
 pytestmark = pytest.mark.integration
 
@@ -383,6 +383,48 @@ def test_sink_idempotence_default_yields_to_settings_that_exclude_it():
         == "false"
     )
     assert producer_config({"enable.idempotence": "false"})["enable.idempotence"] == "false"
+
+
+def test_sink_partitions_as_the_java_producer_unless_told_otherwise():
+    assert producer_config({})["partitioner"] == DEFAULT_PARTITIONER == "murmur2_random"
+    assert producer_config({"partitioner": "consistent_random"})["partitioner"] == (
+        "consistent_random")
+    java = "org.apache.kafka.clients.producer."
+    got = producer_config({"partitioner.class": java + "internals.DefaultPartitioner"})
+    assert got["partitioner"] == "murmur2_random" and "partitioner.class" not in got
+    assert producer_config({"partitioner.class": java + "UniformStickyPartitioner"})[
+        "partitioner"] == "random"
+    for name in (java + "RoundRobinPartitioner", "com.example.MyPartitioner"):
+        with pytest.raises(ValueError, match="'partitioner.class' = '%s' is not supported" % name):
+            producer_config({"partitioner.class": name})
+    with pytest.raises(ValueError, match="both set"):
+        producer_config({"partitioner.class": java + "internals.DefaultPartitioner",
+                         "partitioner": "random"})
+
+
+def test_keyed_rows_land_on_the_partitions_spark_connector_puts_them(
+        spark, kafka_cluster, make_topic, builtin_kafka):
+    """The same keyed rows written through Spark's connector (the Java producer's default
+    partitioner) and through ours, each into a topic of 6 partitions: every key on the same
+    partition in both."""
+    keys = ["user-%d" % i for i in range(300)] + ["", "é-ü", "user-42"]
+    df = spark.createDataFrame([(k, "v-%d" % i) for i, k in enumerate(keys)],
+                               "key string, value string")
+    placed = {}
+    for fmt in (builtin_kafka, NAME):
+        topic = make_topic(6)
+        (df.write.format(fmt).mode("append")
+         .option("kafka.bootstrap.servers", kafka_cluster.bootstrap_servers)
+         .option("topic", topic).save())
+        rows = (spark.read.format(NAME)
+                .option("kafka.bootstrap.servers", kafka_cluster.bootstrap_servers)
+                .option("subscribe", topic).load()
+                .selectExpr("CAST(key AS STRING) AS key", "CAST(value AS STRING) AS value",
+                            "partition").collect())
+        assert len(rows) == len(keys), fmt
+        placed[fmt] = {(r.key, r.value): r.partition for r in rows}
+    assert placed[NAME] == placed[builtin_kafka]
+    assert len(set(placed[NAME].values())) == 6     # the keys spread over every partition
 
 
 def test_splits_with_max_records_and_min_partitions():
