@@ -144,26 +144,39 @@ lint: $(VENV)/.deps-stamp
 # first in each area, the Spark tests last (every session-scoped JVM stays up to the end of the
 # run); a skip or xfail that tests/skips-allowed.txt does not allow fails the run; the time per
 # area is printed at the end.
-test: lint system system-kerberos $(STAMP_EXT) jars schema-registry $(WHEEL_STAMP) $(GSSAPI_STAMP)
+test: lint system system-kerberos $(STAMP_EXT) jars schema-registry spark-connector-jars $(WHEEL_STAMP) $(GSSAPI_STAMP)
 	$(PY) -m pytest $(call test_paths,tests) --durations=30 $(PYTEST_ARGS)
 
 unit: $(STAMP_EXT)
 	$(PY) -m pytest $(call test_paths,tests/unit) $(PYTEST_ARGS)
 
-integration: system $(STAMP_EXT) jars schema-registry
+integration: system $(STAMP_EXT) jars schema-registry spark-connector-jars
 	$(PY) -m pytest $(call test_paths,tests/integration) $(PYTEST_ARGS)
 
-# confluent-kafka-python's own broker-less tests, run against this package through the
-# confluent_kafka import alias (tests/conformance/conformance_plugin.py, which also asserts that
-# no module of the real confluent-kafka is imported), held to tests/conformance/allowed.txt: a
-# failure it does not list fails the run, a listed test that passes is reported as stale, and
-# the run ends with the tally "passed / allowed / total". Not part of `make test`: the tests live
-# in confluent-kafka-python's public repository (confluentinc/confluent-kafka-python), at the tag
-# of the confluent-kafka that requirements-dev.txt pins, and PyPI's sdist does not carry them:
+# confluent-kafka-python's own tests, run against this package through the confluent_kafka
+# import alias (tests/conformance/conformance_plugin.py, which also asserts that no module of the
+# real confluent-kafka is imported). Not part of `make test`: the tests live in
+# confluent-kafka-python's public repository (confluentinc/confluent-kafka-python), at the tag of
+# the confluent-kafka that requirements-dev.txt pins, and PyPI's sdist does not carry them:
 #   make conformance CONFLUENT_KAFKA_SRC=DIR      DIR: a checkout (or `git archive` of tests/)
-# It runs DIR/tests/test_*.py (the asyncio tests test_AIO*.py among them), tests/schema_registry/
-# and tests/avro/. Left out:
-#   tests/integration/, soak/, system/, ducktape/  they need a broker (a trivup or docker cluster)
+# Two parts, each held to its allow-list: a failure it does not list fails the run, a listed test
+# that passes is reported as stale.
+# 1. The broker-less tests, held to tests/conformance/allowed.txt; the tally "passed / allowed /
+#    total" at the end. DIR/tests/test_*.py (the asyncio tests test_AIO*.py among them),
+#    tests/schema_registry/ and tests/avro/ (CONFORMANCE_PATHS).
+# 2. The broker-backed tests/integration/ (CONFORMANCE_INTEGRATION_PATHS): admin, consumer,
+#    producer, serialization, schema_registry (sync and asyncio), share consumer. The driver
+#    tests/conformance/run_integration.py starts a Kafka 4.2 broker of our harness with the broker
+#    settings confluent's tests ask for and a Schema Registry (Apicurio's, Confluent's API), hands
+#    them to confluent's fixtures as BROKERS and SR_URL, runs the tests against this package
+#    (held to tests/conformance/allowed-integration.txt: what needs a trivup-built cluster, a
+#    Confluent registry at a pinned version, or fails alike on the real confluent-kafka), then the
+#    real confluent-kafka over the same tests as the control (fresh broker and registry each),
+#    and prints both tallies per file and the tests that fail on ours only.
+# Left out:
+#   tests/soak/, system/, ducktape/                weeks-long soak clients against Confluent Cloud,
+#                                                  CI scripts, ducktape benchmarks (docker)
+#   tests/integration/integration_test.py          a script, not a pytest module
 #   tests/docker/, tests/trivup/                   that cluster's tooling, no tests
 #   tests/_util/, tests/oauthbearer/               confluent's private modules (its config-string
 #                                                  parser, its AWS token provider, which needs AWS)
@@ -172,16 +185,18 @@ integration: system $(STAMP_EXT) jars schema-registry
 #   test_producer_batch_processor.py               the private thread-pool batching inside
 #                                                  confluent's AIOProducer, which ours does without
 # The test-only packages those tests import are installed first (CONFORMANCE_DEPS; hvac for the
-# HashiCorp Vault driver's tests). The run hides httpx2 (tests/conformance/conformance_plugin.py):
-# the tests mock httpx with respx, and confluent-kafka's transport, as ours, takes httpx2 when it
-# can. Async test functions run without a marker (asyncio_mode=auto), as in confluent's own setup.
-# CONFORMANCE_PATHS narrows the run (paths relative to DIR, e.g. "tests/test_*.py tests/avro").
+# HashiCorp Vault driver's tests). The broker-less run hides httpx2 (conformance_plugin.py): the
+# tests mock httpx with respx, and confluent-kafka's transport, as ours, takes httpx2 when it can.
+# Async test functions run without a marker (asyncio_mode=auto), as in confluent's own setup.
+# CONFORMANCE_PATHS and CONFORMANCE_INTEGRATION_PATHS narrow the runs (paths relative to DIR,
+# e.g. "tests/test_*.py tests/avro"; empty: that part is not run); PYTEST_ARGS goes to each pytest.
 CONFORMANCE_DEPS := respx==0.23.1 pyflakes==4.1.0 hvac==2.4.0
 CONFORMANCE_PATHS ?= tests/test_*.py tests/schema_registry tests/avro
+CONFORMANCE_INTEGRATION_PATHS ?= tests/integration
 CONFORMANCE_LEFT_OUT := tests/test_unasync.py tests/test_buffer_timeout_manager.py \
   tests/test_kafka_batch_executor.py tests/test_producer_batch_processor.py
 .PHONY: conformance
-conformance: $(STAMP_EXT)
+conformance: system $(STAMP_EXT) jars schema-registry
 	@if [ -z "$(CONFLUENT_KAFKA_SRC)" ] || [ ! -d "$(CONFLUENT_KAFKA_SRC)/tests" ]; then \
 	  echo "make conformance needs CONFLUENT_KAFKA_SRC=DIR: confluent-kafka-python's tests at" \
 	    "v$$(sed -n 's/^confluent-kafka==//p' requirements-dev.txt), e.g." >&2; \
@@ -189,13 +204,21 @@ conformance: $(STAMP_EXT)
 	    "<confluentinc/confluent-kafka-python's repository> DIR" >&2; \
 	  exit 2; fi
 	$(PY) -m pip install -q --disable-pip-version-check $(CONFORMANCE_DEPS)
-	cd "$(CONFLUENT_KAFKA_SRC)" && PYTHONPATH="$(CURDIR)/tests/conformance" "$(CURDIR)/$(PY)" -m pytest \
-	  -p conformance_plugin -p no:cacheprovider -p no:randomly --rootdir=. -q --timeout=300 \
-	  --continue-on-collection-errors -o asyncio_mode=auto -o asyncio_default_fixture_loop_scope=function \
-	  $(addprefix --ignore=,$(CONFORMANCE_LEFT_OUT)) \
-	  $(filter-out $(CONFORMANCE_LEFT_OUT),$(patsubst \
-	    $(CONFLUENT_KAFKA_SRC)/%,%,$(wildcard $(addprefix $(CONFLUENT_KAFKA_SRC)/,$(CONFORMANCE_PATHS))))) \
-	  $(PYTEST_ARGS)
+	@status=0; \
+	if [ -n "$(strip $(CONFORMANCE_PATHS))" ]; then \
+	  (cd "$(CONFLUENT_KAFKA_SRC)" && PYTHONPATH="$(CURDIR)/tests/conformance" "$(CURDIR)/$(PY)" -m pytest \
+	    -p conformance_plugin -p no:cacheprovider -p no:randomly --rootdir=. -q --timeout=300 \
+	    --continue-on-collection-errors -o asyncio_mode=auto -o asyncio_default_fixture_loop_scope=function \
+	    $(addprefix --ignore=,$(CONFORMANCE_LEFT_OUT)) \
+	    $(filter-out $(CONFORMANCE_LEFT_OUT),$(patsubst \
+	      $(CONFLUENT_KAFKA_SRC)/%,%,$(wildcard $(addprefix $(CONFLUENT_KAFKA_SRC)/,$(CONFORMANCE_PATHS))))) \
+	    $(PYTEST_ARGS)) || status=$$?; \
+	fi; \
+	if [ -n "$(strip $(CONFORMANCE_INTEGRATION_PATHS))" ]; then \
+	  $(PY) tests/conformance/run_integration.py "$(CONFLUENT_KAFKA_SRC)" $(CONFORMANCE_INTEGRATION_PATHS) \
+	    -- $(PYTEST_ARGS) || status=$$?; \
+	fi; \
+	exit $$status
 
 clean:
 	rm -rf build dist *.egg-info confluent_binding/*.so src/*.c src/*.html .pytest_cache

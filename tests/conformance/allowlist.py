@@ -1,16 +1,29 @@
-"""tests/conformance/allowed.txt, the confluent-kafka tests that `make conformance` accepts as
-failing: read by the conformance plugin and checked by tests/unit/test_conformance_allowlist.py.
-Imports nothing of the package (the plugin must install its alias first)."""
+"""The allow-lists of `make conformance`, the confluent-kafka tests it accepts as failing:
+tests/conformance/allowed.txt for the broker-less tests, allowed-integration.txt for
+tests/integration/ (what needs a cluster or registry this run cannot start). Read by the
+conformance plugin and checked by tests/unit/test_conformance_allowlist.py. Imports nothing of
+the package (the plugin must install its alias first)."""
 
 import os
 
-ALLOWED_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "allowed.txt")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+ALLOWED_FILE = os.path.join(_HERE, "allowed.txt")
 MAX_ALLOWED = 10
+INTEGRATION_ALLOWED_FILE = os.path.join(_HERE, "allowed-integration.txt")
+MAX_INTEGRATION_ALLOWED = 25
+
+
+def max_allowed(path):
+    """How many entries the allow-list at ``path`` may have."""
+    if os.path.abspath(path) == INTEGRATION_ALLOWED_FILE:
+        return MAX_INTEGRATION_ALLOWED
+    return MAX_ALLOWED
 
 
 def read_allowed(path=ALLOWED_FILE):
     """``{node id: (key, reason)}`` from an allow-list: one entry a line, ``node-id key: reason``;
-    blank lines and lines starting with ``#`` are comments."""
+    blank lines and lines starting with ``#`` are comments. A node id may name a test file (all
+    its tests), a test function (all its parametrizations) or one parametrization."""
     allowed = {}
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):

@@ -6,6 +6,9 @@ Loaded by ``make conformance`` (``-p conformance_plugin`` with this folder on ``
 from the root of a checkout of confluent-kafka-python, so that node ids read
 ``tests/test_Producer.py::test_...`` as in ``allowed.txt``.
 
+``--conformance-allowed=FILE`` takes another allow-list (``allowed-integration.txt`` for
+``tests/integration/``).
+
 - An unexpected failure (or error) fails the run, as usual.
 - A failure ``allowed.txt`` lists is reported as ``xfail`` with its reason (a listed test whose
   own SIGINT escapes it fails instead of ending the run).
@@ -18,7 +21,7 @@ import os
 import sys
 
 import pytest
-from allowlist import ALLOWED_FILE, MAX_ALLOWED, read_allowed
+from allowlist import ALLOWED_FILE, max_allowed, read_allowed
 
 import confluent_binding
 
@@ -68,12 +71,12 @@ class Conformance:
         self.skipped = set()
 
     def entry(self, nodeid):
-        """The allow-list entry that covers ``nodeid``: its own, or that of its test function
-        (an entry without a parametrization covers every one), or None."""
-        if nodeid in self.allowed:
-            return nodeid
-        base = nodeid.split("[", 1)[0]
-        return base if base in self.allowed else None
+        """The allow-list entry that covers ``nodeid``: its own, that of its test function (an
+        entry without a parametrization covers every one), that of its file, or None."""
+        for key in (nodeid, nodeid.split("[", 1)[0], nodeid.split("::", 1)[0]):
+            if key in self.allowed:
+                return key
+        return None
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items):
@@ -153,9 +156,15 @@ class Conformance:
                          len(self.failed), len(self.skipped), len(stale)))
 
 
+def pytest_addoption(parser):
+    parser.addoption("--conformance-allowed", default=ALLOWED_FILE,
+                     help="the allow-list to hold the run to (default: allowed.txt)")
+
+
 def pytest_configure(config):
-    allowed = read_allowed()
-    if len(allowed) > MAX_ALLOWED:
+    path = config.getoption("--conformance-allowed")
+    allowed = read_allowed(path)
+    if len(allowed) > max_allowed(path):
         raise pytest.UsageError("%s lists %d tests; at most %d may be allowed to fail"
-                                % (ALLOWED_FILE, len(allowed), MAX_ALLOWED))
+                                % (path, len(allowed), max_allowed(path)))
     config.pluginmanager.register(Conformance(allowed), "conformance")

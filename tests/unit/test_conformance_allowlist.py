@@ -1,12 +1,18 @@
-"""tests/conformance/allowed.txt (the confluent-kafka tests `make conformance` accepts as failing)
-is well formed, short, and explained: every key its reasons use is described in the
-"Differences from confluent-kafka" section of docs/guides/migrating-from-confluent-kafka.md,
-which also shows the last tally."""
+"""tests/conformance/allowed.txt and allowed-integration.txt (the confluent-kafka tests
+`make conformance` accepts as failing) are well formed, short, and explained: every key their
+reasons use is described in the "Differences from confluent-kafka" section of
+docs/guides/migrating-from-confluent-kafka.md, which also shows the last tally."""
 
 import os
 import re
 
-from tests.conformance.allowlist import MAX_ALLOWED, read_allowed
+from tests.conformance.allowlist import (
+    INTEGRATION_ALLOWED_FILE,
+    MAX_ALLOWED,
+    MAX_INTEGRATION_ALLOWED,
+    max_allowed,
+    read_allowed,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GUIDE = os.path.join(ROOT, "docs", "guides", "migrating-from-confluent-kafka.md")
@@ -29,10 +35,21 @@ def test_allow_list_is_well_formed_and_short():
         assert len(reason) > 20, (nodeid, reason)
 
 
+def test_the_integration_allow_list_is_well_formed_and_short():
+    allowed = read_allowed(INTEGRATION_ALLOWED_FILE)
+    assert max_allowed(INTEGRATION_ALLOWED_FILE) == MAX_INTEGRATION_ALLOWED
+    assert 0 < len(allowed) <= MAX_INTEGRATION_ALLOWED
+    for nodeid, (key, reason) in allowed.items():
+        assert nodeid.startswith("tests/integration/"), nodeid
+        assert re.fullmatch(r"[a-z0-9-]+", key), key
+        assert len(reason) > 20, (nodeid, reason)
+
+
 def test_every_key_is_explained_in_the_readme():
     section = differences_section()
     explained = set(re.findall(r"^- `([a-z0-9-]+)`: ", section, re.M))
     used = {key for key, _ in read_allowed().values()}
+    used |= {key for key, _ in read_allowed(INTEGRATION_ALLOWED_FILE).values()}
     assert used <= explained, "keys of allowed.txt missing in the guide: %s" % (used - explained)
     assert explained <= used, "guide keys no entry uses any more: %s" % (explained - used)
 
