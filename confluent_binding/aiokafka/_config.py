@@ -78,6 +78,9 @@ CONSUMER_DEFAULTS = dict(_COMMON_DEFAULTS, **{
     "isolation.level": "read_uncommitted",
     "partition.assignment.strategy": "roundrobin",
     "socket.timeout.ms": "40000",
+    # aiokafka's metadata requests let the broker create a topic they name (where the broker
+    # allows it): subscribing to a topic creates it, as a producer sending to it does
+    "allow.auto.create.topics": "true",
     # aiokafka fetches a partition again as soon as its fetched records are consumed;
     # librdkafka, once its queue holds queued.min.messages, waits this long before looking
     # again (its default, 1000 ms, stalls a consumer that keeps up)

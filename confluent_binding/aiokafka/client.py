@@ -3,6 +3,7 @@ client are built on. Here librdkafka owns the connections, so :class:`AIOKafkaCl
 view of them that third-party code reads (``producer.client``, ``consumer._client``): the
 bootstrap servers, the client id, and the partitions of a topic."""
 
+import asyncio
 import time
 from enum import IntEnum
 from typing import Any, Dict
@@ -30,10 +31,13 @@ class AIOKafkaClient:
     bootstrap list; ``cluster`` is not offered (librdkafka keeps the metadata)."""
 
     def __init__(self, *, bootstrap_servers: Any = "localhost", client_id: Any = "aiokafka",
-                 metadata_max_age_ms: Any = 300000, handle: Any = None, **_ignored: Any) -> None:
+                 metadata_max_age_ms: Any = 300000, request_timeout_ms: Any = 40000,
+                 retry_backoff_ms: Any = 100, handle: Any = None, **_ignored: Any) -> None:
         self._bootstrap_servers = bootstrap_servers
         self._client_id = client_id
         self._metadata_max_age_ms = metadata_max_age_ms
+        self._request_timeout_ms = request_timeout_ms
+        self._retry_backoff_ms = retry_backoff_ms
         self._handle = handle          # () -> the started librdkafka client, or None
         self._partitions: Dict[str, Any] = {}          # topic -> (when, all sorted, available)
 
@@ -53,8 +57,19 @@ class AIOKafkaClient:
 
     async def _wait_on_metadata(self, topic: Any) -> Any:
         """Fetch ``topic``'s partitions (cached for ``metadata_max_age_ms``); returns their ids.
-        UnknownTopicOrPartitionError when the broker does not have it."""
-        return set(self._topic_partitions(topic, await self._metadata(topic))[0])
+        A topic the broker does not have yet (or is still creating: the metadata request
+        creates it where the broker allows it) is asked for again every ``retry_backoff_ms``;
+        UnknownTopicOrPartitionError when it still has no partitions after
+        ``request_timeout_ms``."""
+        deadline = time.monotonic() + self._request_timeout_ms / 1e3
+        while True:
+            try:
+                return set(self._topic_partitions(topic, await self._metadata(topic))[0])
+            except UnknownTopicOrPartitionError:
+                if time.monotonic() + self._retry_backoff_ms / 1e3 > deadline:
+                    raise
+            # the broker has no notification of a topic's creation: ask again
+            await asyncio.sleep(self._retry_backoff_ms / 1e3)
 
     async def _metadata(self, topic: Any) -> Any:
         cached = self._partitions.get(topic)

@@ -445,3 +445,78 @@ async def test_error_classes(kafka_cluster, make_topic):
     out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=2)))
     assert out["ours"] == out["aiokafka"]
     assert all(got is True or expected == got for expected, got in out["ours"]["raised"])
+
+
+@pytest.mark.parametrize("grouped", [True, False], ids=["group", "no-group"])
+async def test_subscribe_to_a_new_topic_start_then_publish(kafka_cluster, grouped):
+    """The common application pattern: subscribe to a topic nobody has created yet, start,
+    publish, expect the message. start() returns with the partitions assigned (the topic
+    created by the subscription's metadata request, a group's listener called), and with
+    auto_offset_reset="latest" the record published right after start() is received."""
+    bootstrap = kafka_cluster.bootstrap_servers
+    made = []
+
+    async def scenario(lib, name):
+        topic = "new-%s-%s" % (name, uuid.uuid4().hex[:8])
+        made.append(topic)
+        events = []
+
+        class Listener(lib.api.ConsumerRebalanceListener):
+            def on_partitions_revoked(self, revoked):
+                events.append(("revoked", sorted(p.partition for p in revoked)))
+
+            async def on_partitions_assigned(self, assigned):
+                events.append(("assigned", sorted(p.partition for p in assigned)))
+
+        c = lib.api.AIOKafkaConsumer(bootstrap_servers=bootstrap,
+                                     group_id=_group() if grouped else None)
+        c.subscribe([topic], listener=Listener() if grouped else None)
+        await c.start()
+        try:
+            at_start = (sorted(tp.partition for tp in c.assignment()),
+                        [e for e in events if e[1]])
+            async with lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+                sent = await p.send_and_wait(topic, b"first", key=b"k")
+                new_topic = "new-pf-%s-%s" % (name, uuid.uuid4().hex[:8])
+                made.append(new_topic)
+                partitions = await p.partitions_for(new_topic)
+            first = await asyncio.wait_for(c.getone(), 30)
+        finally:
+            await c.stop()
+        return {"at_start": at_start, "sent_offset": sent.offset,
+                "received": (first.key, first.value, first.offset),
+                "partitions_for_new_topic": partitions}
+
+    try:
+        out = await both(scenario)
+    finally:
+        for topic in made:
+            kafka_cluster.delete_topic(topic, timeout=10)
+    assert out["ours"] == out["aiokafka"]
+    listened = [("assigned", [0])] if grouped else []
+    assert out["ours"] == {"at_start": ([0], listened), "sent_offset": 0,
+                           "received": (b"k", b"first", 0),
+                           "partitions_for_new_topic": {0}}
+
+
+async def test_getmany_waits_its_timeout_when_nothing_matches(kafka_cluster):
+    """getmany(timeout_ms=...) of a consumer whose subscription has no topic yet waits its
+    timeout for records rather than returning {} at once."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name):
+        c = lib.api.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=_group())
+        c.subscribe(pattern="^nothing-matches-%s" % uuid.uuid4().hex)
+        await c.start()
+        try:
+            assigned = c.assignment()
+            t0 = time.monotonic()
+            got = await c.getmany(timeout_ms=1500)
+            waited = time.monotonic() - t0
+        finally:
+            await c.stop()
+        return {"assigned": assigned, "got": got, "waited_its_timeout": waited >= 1.4}
+
+    out = await both(scenario)
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == {"assigned": set(), "got": {}, "waited_its_timeout": True}

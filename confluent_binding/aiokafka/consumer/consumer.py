@@ -2,6 +2,7 @@
 is woken by librdkafka when records or events are ready)."""
 
 import logging
+import re
 import time
 import types
 import uuid
@@ -56,6 +57,15 @@ _batch_of = getattr(_core, "_aiokafka_batch")
 _CLOCK_EVERY = 256
 
 
+def _quiet(msgs: Any) -> bool:
+    """Whether ``msgs`` holds no record and no error getmany() raises."""
+    for msg in msgs:
+        err = msg.error()
+        if err is None or err.code() not in _NOT_RAISED or err.fatal():
+            return False
+    return True
+
+
 class _View(types.SimpleNamespace):
     """Attributes of an aiokafka internal object that third-party code reads."""
 
@@ -106,6 +116,8 @@ class AIOKafkaConsumer:
         self._client = AIOKafkaClient(
             bootstrap_servers=bootstrap_servers, client_id=self._conf["client.id"],
             metadata_max_age_ms=int(self._conf["metadata.max.age.ms"]),
+            request_timeout_ms=int(self._conf["socket.timeout.ms"]),
+            retry_backoff_ms=int(self._conf["retry.backoff.ms"]),
             handle=lambda: self._consumer)
         self._consumer: Any = None
         self._closed = False
@@ -113,6 +125,7 @@ class AIOKafkaConsumer:
         self._topics = frozenset(topics)
         self._pattern: Optional[str] = None
         self._listener: Optional[ConsumerRebalanceListener] = None
+        self._joins = 0     # assignments the group has given (start() waits for the first)
         self._manual: Optional[List[Any]] = None
         self._held: List[ConsumerRecord] = []
         self._paused: Set[TopicPartition] = set()
@@ -130,7 +143,14 @@ class AIOKafkaConsumer:
             raise TypeError("Topics should be list of strings")
 
     async def start(self) -> None:
-        """Create the librdkafka consumer and subscribe (or assign) as configured."""
+        """Create the librdkafka consumer and subscribe (or assign) as configured. A consumer
+        subscribed to topics (or a pattern) returns once it has its first assignment, as
+        aiokafka's does: the topics' metadata is waited for first (a topic the broker may
+        create is created), UnknownTopicOrPartitionError when a topic still does not exist
+        after ``request_timeout_ms``; then the group join is served (the rebalance listener is
+        called) until the assigned partitions have their fetch positions, for up to
+        ``request_timeout_ms`` more (past that, start() returns and the join goes on in the
+        ``get*`` calls). Records fetched meanwhile are kept for the next ``get*`` call."""
         if self._consumer is not None:
             return
         with translated():
@@ -139,8 +159,67 @@ class AIOKafkaConsumer:
             _consumers_by_group[self._group_id] = self
         if self._topics or self._pattern:
             self._subscribe_now()
+            # with group_id=None too: aiokafka's start() then assigns every partition of the
+            # topics (here the private group assigns them)
+            await self._wait_joined()
         elif self._manual is not None:
             self._consumer._consumer.assign(self._manual)
+
+    async def _wait_joined(self) -> None:
+        """Until the group's first assignment is in (see start()), serving the consumer's
+        queue: its records are kept in the engine's buffer (the next get* call returns them),
+        as is an error event get* raises (which ends the wait); the others are logged."""
+        consumer = self._consumer
+        wait_s = int(self._conf["socket.timeout.ms"]) / 1e3
+        for topic in sorted(self._topics):
+            await self._client._wait_on_metadata(topic)
+        if self._pattern and not await self._pattern_matches():
+            return      # nothing to assign (aiokafka's group gives an empty assignment)
+        deadline = time.monotonic() + wait_s
+        joins = self._joins
+        try:
+            while self._joins == joins or consumer._rebalancing or not self._fetching():
+                msg = consumer._consumer.poll(0)
+                if msg is not None:
+                    if _quiet([msg]):
+                        self._raise_for(msg.error())    # logged
+                    else:
+                        consumer._buffered.append(msg)
+                        if msg.error() is not None:
+                            return      # raised by the next get* call, as aiokafka's fetcher
+                if consumer._rebalancing:
+                    await consumer._settle_rebalance()
+                    continue
+                if msg is not None or self._joins != joins:
+                    continue
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    log.warning("consumer: group %s has not assigned partitions (or their "
+                                "fetch positions are not known) after %.0f s; the get* calls "
+                                "go on waiting", self._group_id, wait_s)
+                    return
+                # woken by librdkafka; fetch positions are not signalled: looked at again soon
+                await consumer._wakeup.wait(min(left, 0.02) if self._joins != joins else left)
+        except (KafkaException, RuntimeError) as exc:
+            raise translation(exc, closed=ConsumerStoppedError) from exc
+
+    def _fetching(self) -> bool:
+        """Whether every assigned partition has its fetch position (librdkafka knows its
+        watermarks once it has one): a record produced after that is fetched, with
+        ``auto_offset_reset="latest"`` too."""
+        core = self._consumer._consumer
+        return all(core.get_watermark_offsets(tp, cached=True)[1] >= 0
+                   for tp in core.assignment()
+                   if TopicPartition(tp.topic, tp.partition) not in self._paused)
+
+    async def _pattern_matches(self) -> bool:
+        """Whether a topic of the cluster matches the subscribed pattern."""
+        timeout = int(self._conf["socket.timeout.ms"]) / 1e3
+        with translated():
+            md = await self._consumer.list_topics(None, timeout)
+        pattern = re.compile(self._pattern or "")
+        return any(pattern.match(name) for name in md.topics
+                   if not (self._exclude_internal_topics and name.startswith("__")))
 
     async def stop(self) -> None:
         """Leave the group (committing first when auto-commit is on) and close; pending and
@@ -200,6 +279,9 @@ class AIOKafkaConsumer:
         listener: Any = self._listener
 
         def assigned(consumer: Any, parts: Any) -> Any:
+            self._joins += 1
+            if listener is None:
+                return None
             return listener.on_partitions_assigned(_tps(parts))
 
         def revoked(consumer: Any, parts: Any) -> Any:
@@ -207,10 +289,9 @@ class AIOKafkaConsumer:
                 return None     # aiokafka does not call the listener when stopping
             return listener.on_partitions_revoked(_tps(parts))
 
-        kw: Dict[str, Any] = {}
+        kw: Dict[str, Any] = {"on_assign": self._consumer._rebalance_cb("assign", assigned)}
         if listener is not None:
-            kw = {"on_assign": self._consumer._rebalance_cb("assign", assigned),
-                  "on_revoke": self._consumer._rebalance_cb("revoke", revoked)}
+            kw["on_revoke"] = self._consumer._rebalance_cb("revoke", revoked)
         with translated():
             self._consumer._consumer.subscribe(names, **kw)
 
@@ -322,10 +403,19 @@ class AIOKafkaConsumer:
         limit = max_records or self._max_poll_records or 500
         try:
             msgs = await consumer.consume(limit - min(len(self._held), limit), 0)
-            if not msgs and not self._held and timeout_ms:
-                msgs = await consumer.consume(1, timeout_ms / 1000.0)
-                if msgs:
-                    msgs += await consumer.consume(limit - 1, 0)
+            if not self._held and timeout_ms and _quiet(msgs):
+                # nothing to return yet (events that are only logged, such as a topic that
+                # does not exist yet, do not end the wait)
+                deadline = time.monotonic() + timeout_ms / 1000.0
+                while True:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    more = await consumer.consume(1, left)
+                    msgs += more
+                    if not _quiet(more):
+                        msgs += await consumer.consume(limit - 1, 0)
+                        break
         except (KafkaException, RuntimeError) as exc:
             raise translation(exc, closed=ConsumerStoppedError) from exc
         # grouped by (topic, partition), the records held back first; the new ones made and

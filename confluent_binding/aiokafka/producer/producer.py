@@ -79,6 +79,8 @@ class AIOKafkaProducer:
         self.client = AIOKafkaClient(
             bootstrap_servers=bootstrap_servers, client_id=self._conf["client.id"],
             metadata_max_age_ms=int(self._conf["metadata.max.age.ms"]),
+            request_timeout_ms=int(self._conf["request.timeout.ms"]),
+            retry_backoff_ms=int(self._conf["retry.backoff.ms"]),
             handle=lambda: self._producer)
 
     async def start(self) -> None:
