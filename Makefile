@@ -228,7 +228,9 @@ clean:
 # extension built as a wheel against the pinned librdkafka and installed there, then tests/unit and
 # a broker round trip against the installed package; a table at the end. .venv and
 # confluent_binding/*.so are not touched; build output in build/matrix (tests/support/matrix.sh).
-# Some versions only: make matrix MATRIX_PYTHONS="3.9 3.13"
+# Then free-threaded 3.13 (3.13t: built once from Debian's source, tests/support/freethreaded_python.sh),
+# without the dev pins that do not install there (tests/support/freethreaded-excluded.txt).
+# Some versions only: make matrix MATRIX_PYTHONS="3.9 3.13 3.13t"
 MATRIX_PYTHONS ?=
 .PHONY: matrix
 matrix: system jars $(RDKAFKA_STAMP)
@@ -296,7 +298,8 @@ check-workflows: deps
 	command -v shellcheck >/dev/null || { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null; }
 	GOBIN=$(CURDIR)/build/tools go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 	build/tools/actionlint .github/workflows/*.yml
-	shellcheck -x librdkafka-build/*.sh .ci/run tests/support/release.sh tests/support/musl_python.sh
+	shellcheck -x librdkafka-build/*.sh .ci/run tests/support/release.sh tests/support/musl_python.sh \
+	  tests/support/freethreaded_python.sh
 	for p in "linux x86_64,aarch64" "macos arm64,x86_64" "windows AMD64"; do set -- $$p; \
 	  $(PY) -m cibuildwheel --print-build-identifiers --platform $$1 --archs $$2 | tr '\n' ' '; echo; done
 

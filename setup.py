@@ -22,6 +22,12 @@ libsasl2 and its GSSAPI plugin (Debian: ``libsasl2-modules-gssapi-mit``) where i
 With the pinned build, librdkafka's internal headers from the very tree the archive was built
 from let ``src/includes/rdkafka_fast.h`` skip slow public calls on hot paths
 (``CB_RDKAFKA_INTERNALS``); ``CB_PUBLIC_API_ONLY=1`` turns that off.
+
+``CB_FREETHREADING=1`` marks the module as not needing the GIL (Cython's
+``CYTHON_FREETHREADING_COMPATIBLE``), so a free-threaded CPython (3.13t) keeps the GIL off when it
+imports it. Without it such an interpreter re-enables the GIL on import, with a RuntimeWarning:
+the compiled core has not been made safe without the GIL, so only ``make matrix`` sets it, to run
+the tests on 3.13t as the module would run there. Interpreters with the GIL ignore the mark.
 """
 import os
 import shlex
@@ -40,6 +46,14 @@ STATIC_DEPS = [("libcurl.a", ["curl"]), ("libssl.a", ["ssl"]), ("libcrypto.a", [
                ("libzstd.a", ["zstd"]), ("libz.a", ["z"])]
 # Linked dynamically by a librdkafka built against system packages (Cyrus SASL, external lz4).
 SYSTEM_ONLY_DEPS = ["sasl2", "lz4"]
+
+
+def freethreading_requested():
+    value = os.environ.get("CB_FREETHREADING", "0")
+    if value not in ("0", "1"):
+        raise SystemExit(f"CB_FREETHREADING={value}: set it to 1 (mark the module as not needing "
+                         "the GIL) or 0 (the default)")
+    return value == "1"
 
 
 def gssapi_requested():
@@ -188,6 +202,12 @@ class BuildExt(build_ext):
         api = "internal" if ("CB_RDKAFKA_INTERNALS", "1") in macros else "public"
         print(f"confluent_binding: librdkafka from {origin}; librdkafka API: {api}", flush=True)
         directives = {}
+        if freethreading_requested():
+            # A C macro rather than Cython's freethreading_compatible directive: the generated C
+            # file (shared by every build of the checkout) stays the same.
+            macros.append(("CYTHON_FREETHREADING_COMPATIBLE", "1"))
+            print("confluent_binding: marked as not needing the GIL (CB_FREETHREADING=1)",
+                  flush=True)
         if os.environ.get("CB_LINETRACE") == "1":
             directives["linetrace"] = True
             macros.append(("CYTHON_TRACE_NOGIL", "1"))

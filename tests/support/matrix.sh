@@ -11,9 +11,16 @@
 # the tests run from another copy without the package's sources (build/matrix/run), so nothing
 # shadows the installed package. Logs: build/matrix/X.Y/.
 #
-# Usage: tests/support/matrix.sh [X.Y ...]   (default: every claimed version)
+# Usage: tests/support/matrix.sh [X.Y | X.Yt ...]   (default: every claimed version, then 3.13t)
 # Interpreter of X.Y: pyenv's newest X.Y.Z (PYENV_ROOT, default ~/.pyenv), else pythonX.Y on the
-# PATH; free-threaded builds are not used (the package declares no free-threading support).
+# PATH, with the GIL. Of X.Yt, a free-threaded build: pythonX.Yt on the PATH, else for 3.13t the
+# one tests/support/freethreaded_python.sh builds from Debian's source (once, a few minutes).
+#
+# Free-threaded legs: the venv gets requirements-dev.txt without the packages that do not install
+# there (tests/support/freethreaded-excluded.txt; pip prefers older wheels to newer sources for
+# their dependencies), the wheel is built with CB_FREETHREADING=1 (setup.py: the module is marked
+# as not needing the GIL), and the GIL column says whether the GIL stayed off after
+# `import confluent_binding` and at the end of the unit run (another extension may turn it on).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -22,10 +29,35 @@ OUT=$ROOT/build/matrix
 mapfile -t CLAIMED < <(grep -o 'Programming Language :: Python :: 3\.[0-9]*"' pyproject.toml \
   | grep -o '3\.[0-9]*')
 WANTED=("$@")
-[ ${#WANTED[@]} -gt 0 ] || WANTED=("${CLAIMED[@]}")
+[ ${#WANTED[@]} -gt 0 ] || WANTED=("${CLAIMED[@]}" 3.13t)
 
 # shellcheck source=tests/support/pythons.sh
 source "$ROOT/tests/support/pythons.sh"   # find_python X.Y
+
+find_freethreaded_python() {  # X.Y -> the path of a free-threaded CPython X.Y, or nothing
+  local want=$1 found
+  found=$(command -v "python${want}t" || true)
+  if [ -n "$found" ] && "$found" -c "import sys, sysconfig
+sys.exit(sys.version_info[:2] != tuple(map(int, '$want'.split('.')))
+         or not sysconfig.get_config_var('Py_GIL_DISABLED'))" 2>/dev/null; then
+    echo "$found"
+  elif [ "$want" = 3.13 ]; then
+    bash "$ROOT/tests/support/freethreaded_python.sh" || true
+  fi
+}
+
+# A requirements file without the packages of tests/support/freethreaded-excluded.txt.
+without_excluded() {
+  local excluded line name
+  excluded=$(sed -e 's/#.*//' "$ROOT/tests/support/freethreaded-excluded.txt" \
+    | awk 'NF { print tolower($1) }')
+  while IFS= read -r line; do
+    name=$(printf '%s\n' "$line" | sed -E -e 's/#.*//' -e 's/^[[:space:]]*([A-Za-z0-9._-]*).*/\1/' \
+      | tr 'A-Z_.' 'a-z--')
+    if [ -n "$name" ] && grep -qxF "$name" <<<"$excluded"; then continue; fi
+    printf '%s\n' "$line"
+  done <"$1"
+}
 
 # pytest's JUnit report -> "P passed, F failed, S skipped"
 summarise() {
@@ -48,8 +80,9 @@ EOF
 
 run_tests() {  # name, paths...: pytest in build/matrix/run with $venv; prints the summary
   local name=$1 rc=0; shift
-  (cd "$OUT/run" && "$venv/bin/python" -m pytest "$@" -q -p no:cacheprovider \
-     --junitxml="$logs/$name.xml") >"$logs/$name.log" 2>&1 || rc=$?
+  # matrix_gil (written below) notes whether the GIL is on when the run ends, in $logs/NAME.gil.
+  (cd "$OUT/run" && MATRIX_GIL_FILE=$logs/$name.gil "$venv/bin/python" -m pytest "$@" -q \
+     -p no:cacheprovider -p matrix_gil --junitxml="$logs/$name.xml") >"$logs/$name.log" 2>&1 || rc=$?
   local counts; counts=$(summarise "$logs/$name.xml")
   if [ "$rc" -ne 0 ]; then
     tail -25 "$logs/$name.log" >&2
@@ -85,15 +118,30 @@ ln -s "$ROOT/librdkafka-build/static" "$OUT/src/librdkafka-build/static"
 # nothing there shadows the installed package.
 cp -a "$OUT/src/." "$OUT/run/"
 rm -rf "$OUT/run/confluent_binding" "$OUT/run/pyspark_cbkafka.py"
+# A pytest plugin of the run directory (python -m puts it on sys.path), loaded with -p.
+cat >"$OUT/run/matrix_gil.py" <<'EOF'
+import os
+import sys
+
+
+def pytest_sessionfinish(session):
+    gil = getattr(sys, "_is_gil_enabled", lambda: True)()
+    with open(os.environ["MATRIX_GIL_FILE"], "w") as f:
+        f.write("on\n" if gil else "off\n")
+EOF
 # The tests' brokers use the checkout's cache of Kafka jars (make jars).
 export CONFLUENT_BINDING_CACHE=$ROOT/.cache
 
 declare -a ROWS
 status=0
 for v in "${WANTED[@]}"; do
-  py=$(find_python "$v")
+  freethreaded=""
+  case $v in
+    *t) freethreaded=1; py=$(find_freethreaded_python "${v%t}") ;;
+    *) py=$(find_python "$v") ;;
+  esac
   if [ -z "$py" ]; then
-    ROWS+=("$v|not here|-|-|-")
+    ROWS+=("$v|not here|-|-|-|-")
     continue
   fi
   full=$("$py" -c 'import platform; print(platform.python_version())')
@@ -103,17 +151,27 @@ for v in "${WANTED[@]}"; do
   echo "== CPython $full ($py): logs in ${logs#"$ROOT"/}"
 
   # The venv, remade when the interpreter changed; its dependencies, when the pins changed.
-  want_stamp=$(cat requirements-dev.txt requirements-nodeps.txt <("$py" -c 'import sys; print(sys.version)') \
+  reqs=$logs/requirements-dev.txt nodeps=$logs/requirements-nodeps.txt pip_args=()
+  if [ -n "$freethreaded" ]; then
+    without_excluded requirements-dev.txt >"$reqs"
+    without_excluded requirements-nodeps.txt >"$nodeps"
+    pip_args=(--prefer-binary)
+  else
+    cp requirements-dev.txt "$reqs"
+    cp requirements-nodeps.txt "$nodeps"
+  fi
+  want_stamp=$(cat "$reqs" "$nodeps" <("$py" -c 'import sys; print(sys.version)') \
     | sha256sum | cut -c1-16)
   if [ "$(cat "$venv/.matrix-stamp" 2>/dev/null)" != "$want_stamp" ]; then
     if [ "$(cat "$venv/.python" 2>/dev/null)" != "$full $py" ]; then
       rm -rf "$venv" && "$py" -m venv "$venv" && echo "$full $py" >"$venv/.python"
     fi
-    if ! { "$venv/bin/python" -m pip install -q --disable-pip-version-check -r requirements-dev.txt \
+    if ! { "$venv/bin/python" -m pip install -q --disable-pip-version-check "${pip_args[@]}" \
+             -r "$reqs" \
            && "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
-                -r requirements-nodeps.txt; } >"$logs/deps.log" 2>&1; then
+                -r "$nodeps"; } >"$logs/deps.log" 2>&1; then
       tail -20 "$logs/deps.log"
-      ROWS+=("$v|$full: dependencies FAILED|-|-|-"); status=1
+      ROWS+=("$v|$full: dependencies FAILED|-|-|-|-"); status=1
       continue
     fi
     echo "$want_stamp" >"$venv/.matrix-stamp"
@@ -121,15 +179,16 @@ for v in "${WANTED[@]}"; do
 
   # The wheel, built from the copy, installed into the venv.
   build="ok"
-  if ! { "$venv/bin/python" -m pip wheel -v --disable-pip-version-check --no-deps \
+  if ! { CB_FREETHREADING=${freethreaded:-0} "$venv/bin/python" -m pip wheel -v \
+           --disable-pip-version-check --no-deps \
            --no-build-isolation -w "$logs/wheel" "$OUT/src" \
          && "$venv/bin/python" -m pip install --disable-pip-version-check --no-deps \
               --force-reinstall "$logs"/wheel/*.whl; } >"$logs/build.log" 2>&1; then
     tail -30 "$logs/build.log"
-    ROWS+=("$v|$full|FAILED|-|-"); status=1
+    ROWS+=("$v|$full|FAILED|-|-|-"); status=1
     continue
   fi
-  grep -o 'confluent_binding: librdkafka from.*' "$logs/build.log" || true
+  grep -o 'confluent_binding: \(librdkafka from\|marked\).*' "$logs/build.log" || true
   # The package the tests import must be the installed one.
   where=$(cd "$OUT/run" && "$venv/bin/python" -c \
     'import confluent_binding._core as c; print(c.__file__)')
@@ -138,18 +197,31 @@ for v in "${WANTED[@]}"; do
     *) echo "imports $where, not the installed wheel" >&2; build="wrong package"; status=1 ;;
   esac
 
+  # The GIL after the import (a module not marked as free-threading compatible turns it on).
+  gil=-
+  if [ -n "$freethreaded" ]; then
+    gil=$(cd "$OUT/run" && "$venv/bin/python" -c \
+      'import sys, confluent_binding; print("on" if sys._is_gil_enabled() else "off")' 2>/dev/null) \
+      || gil="?"
+  fi
+
   unit=$(run_tests unit tests/unit) || status=1
   echo "unit: $unit"
+  [ -z "$freethreaded" ] || gil="$gil/$(cat "$logs/unit.gil" 2>/dev/null || echo '?')"
   trip=$(run_tests roundtrip tests/integration/test_roundtrip.py) || status=1
   echo "round trip: $trip"
-  ROWS+=("$v|$full|$build|$unit|$trip")
+  ROWS+=("$v|$full|$build|$gil|$unit|$trip")
 done
 
 echo
-printf '%-6s  %-9s  %-6s  %-40s  %s\n' Python version build "unit (tests/unit)" \
+# GIL (free-threaded legs): after `import confluent_binding` / at the end of the unit run.
+printf '%-6s  %-9s  %-6s  %-7s  %-40s  %s\n' Python version build GIL "unit (tests/unit)" \
   "round trip (test_roundtrip.py)"
 for row in "${ROWS[@]}"; do
-  IFS='|' read -r v full build unit trip <<<"$row"
-  printf '%-6s  %-9s  %-6s  %-40s  %s\n' "$v" "$full" "$build" "$unit" "$trip"
+  IFS='|' read -r v full build gil unit trip <<<"$row"
+  printf '%-6s  %-9s  %-6s  %-7s  %-40s  %s\n' "$v" "$full" "$build" "$gil" "$unit" "$trip"
 done
+case " ${WANTED[*]}" in
+  *t\ *|*t) echo "GIL (free-threaded only): after \`import confluent_binding\` / at the end of tests/unit" ;;
+esac
 exit "$status"

@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("avro")
 pytest.importorskip("requests")  # confluent-kafka's legacy client needs it
+pytest.importorskip("confluent_kafka")  # the peer these tests compare with
 
 import confluent_kafka.avro as ck_avro  # noqa: E402
 from confluent_kafka.avro import cached_schema_registry_client as ck_client  # noqa: E402

@@ -3,11 +3,14 @@ with confluent-kafka's."""
 
 import json
 
-import confluent_kafka.schema_registry as theirs
 import pytest
 
-import confluent_binding.schema_registry as ours
-from confluent_binding.schema_registry import (
+pytest.importorskip("confluent_kafka")  # the peer these tests compare with
+
+import confluent_kafka.schema_registry as theirs  # noqa: E402
+
+import confluent_binding.schema_registry as ours  # noqa: E402
+from confluent_binding.schema_registry import (  # noqa: E402
     RegisteredSchema,
     Schema,
     SchemaReference,

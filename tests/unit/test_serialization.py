@@ -2,16 +2,19 @@
 confluent-kafka's."""
 import math
 
-import confluent_kafka as ck
-import confluent_kafka.error as ck_error
-import confluent_kafka.serialization as ck_ser
 import pytest
 
-import confluent_binding as cb
-import confluent_binding.error as cb_error
-import confluent_binding.serialization as cb_ser
+pytest.importorskip("confluent_kafka")  # the peer these tests compare with
 
-from tests.support import mock, unreachable
+import confluent_kafka as ck  # noqa: E402
+import confluent_kafka.error as ck_error  # noqa: E402
+import confluent_kafka.serialization as ck_ser  # noqa: E402
+
+import confluent_binding as cb  # noqa: E402
+import confluent_binding.error as cb_error  # noqa: E402
+import confluent_binding.serialization as cb_ser  # noqa: E402
+
+from tests.support import mock, unreachable  # noqa: E402
 
 SERIALIZER_CASES = [
     ("IntegerSerializer", (),

@@ -7,6 +7,7 @@ import pytest
 
 pytest.importorskip("google.protobuf")
 pytest.importorskip("fastavro")
+pytest.importorskip("confluent_kafka")  # the peer these tests compare with
 
 from confluent_kafka.schema_registry import avro as ck_avro  # noqa: E402
 from confluent_kafka.schema_registry import protobuf as ck_protobuf  # noqa: E402

@@ -9,6 +9,7 @@ import inspect
 import pytest
 
 pytest.importorskip("fastavro")
+pytest.importorskip("confluent_kafka")  # the peer these tests compare with
 
 import confluent_kafka.schema_registry as ck_sr  # noqa: E402
 import confluent_kafka.schema_registry.schema_registry_client as ck_client  # noqa: E402

@@ -12,6 +12,7 @@ import time
 import pytest
 
 pytest.importorskip("fastavro")
+pytest.importorskip("confluent_kafka")  # the peer these tests compare with
 
 import confluent_kafka.schema_registry as ck_sr  # noqa: E402
 import confluent_kafka.schema_registry.serde as ck_serde  # noqa: E402

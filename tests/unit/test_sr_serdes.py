@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("fastavro")
 pytest.importorskip("jsonschema")
 pytest.importorskip("google.protobuf")
+pytest.importorskip("confluent_kafka")  # the peer these tests compare with
 
 from confluent_kafka.schema_registry import Schema as CkSchema  # noqa: E402
 from confluent_kafka.schema_registry import SchemaReference as CkRef  # noqa: E402

@@ -4,7 +4,10 @@ import subprocess
 import sys
 
 import pytest
-from mypy.version import __version__ as mypy_version
+
+pytest.importorskip("mypy")  # its stubtest
+
+from mypy.version import __version__ as mypy_version  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

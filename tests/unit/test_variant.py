@@ -10,6 +10,7 @@ import uuid
 import pytest
 
 pytest.importorskip("google.protobuf")
+pytest.importorskip("confluent_kafka")  # the peer these tests compare with
 
 from confluent_kafka.schema_registry import protobuf as ck_protobuf  # noqa: E402
 from confluent_kafka.schema_registry.confluent.type import (  # noqa: E402
