@@ -220,6 +220,35 @@ conformance: system $(STAMP_EXT) jars schema-registry
 	fi; \
 	exit $$status
 
+# aiokafka's own API-level tests, run against this package's aiokafka face through the aiokafka
+# import alias, with the real aiokafka over the same tests as the control. Not part of `make
+# test`: the tests live in aiokafka's public repository (aio-libs/aiokafka), at the tag of the
+# aiokafka that requirements-dev.txt pins:
+#   make conformance-aiokafka AIOKAFKA_SRC=DIR    DIR: a checkout (or `git archive` of tests/)
+# The driver tests/conformance/run_aiokafka.py starts a Kafka 4.2 broker of our harness with the
+# listeners of aiokafka's Docker image (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL), runs
+# DIR/tests/test_producer.py, test_consumer.py, test_pep492.py, test_transactional_producer.py,
+# test_transactional_consumer.py, test_admin.py, test_partitioner.py and test_helpers.py (those
+# that exist; AIOKAFKA_FILES narrows them) with tests/conformance/aiokafka_plugin.py in place of
+# aiokafka's Docker-based conftest (its ACL, SCRAM-user and Kerberos helpers, which run commands
+# in that container, fail the test using them), held to tests/conformance/allowed-aiokafka.txt
+# (tests that read aiokafka's internals), then the same files on the real aiokafka (fresh broker),
+# and prints both tallies per file and the tests that fail on ours only.
+# Left out: the tests of aiokafka's internals (test_protocol*.py, test_codec.py, test_conn.py,
+# test_client.py, test_cluster.py, test_coordinator.py, test_fetcher.py, test_sender.py,
+# test_message_accumulator.py, test_transaction_manager.py, test_subscription_state.py,
+# test_requests.py, test_rack_awareness.py, coordinator/, record/) and test_sasl.py (ACLs and
+# SCRAM users made with ZooKeeper-era tools inside aiokafka's container, and a Kerberos realm).
+AIOKAFKA_FILES ?=
+.PHONY: conformance-aiokafka
+conformance-aiokafka: system $(STAMP_EXT) jars
+	@if [ -z "$(AIOKAFKA_SRC)" ] || [ ! -d "$(AIOKAFKA_SRC)/tests" ]; then \
+	  echo "make conformance-aiokafka needs AIOKAFKA_SRC=DIR: aiokafka's tests at" \
+	    "v$$(sed -n 's/^aiokafka==\([^ ;]*\) *; python_version >= "3.10"/\1/p' requirements-dev.txt)," \
+	    "e.g. a clone of aio-libs/aiokafka's repository at that tag" >&2; \
+	  exit 2; fi
+	$(PY) tests/conformance/run_aiokafka.py "$(AIOKAFKA_SRC)" $(AIOKAFKA_FILES) -- $(PYTEST_ARGS)
+
 clean:
 	rm -rf build dist *.egg-info confluent_binding/*.so src/*.c src/*.html .pytest_cache
 

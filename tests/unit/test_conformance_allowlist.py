@@ -7,7 +7,9 @@ import os
 import re
 
 from tests.conformance.allowlist import (
+    AIOKAFKA_ALLOWED_FILE,
     INTEGRATION_ALLOWED_FILE,
+    MAX_AIOKAFKA_ALLOWED,
     MAX_ALLOWED,
     MAX_INTEGRATION_ALLOWED,
     max_allowed,
@@ -16,6 +18,7 @@ from tests.conformance.allowlist import (
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GUIDE = os.path.join(ROOT, "docs", "guides", "migrating-from-confluent-kafka.md")
+AIOKAFKA_GUIDE = os.path.join(ROOT, "docs", "guides", "migrating-from-aiokafka.md")
 
 
 def differences_section():
@@ -65,3 +68,23 @@ def test_the_guide_shows_the_last_tally_and_how_to_reproduce_it():
     listed = len(read_allowed())
     assert entries and int(entries.group(1)) == listed and allowed >= listed
     assert "make conformance CONFLUENT_KAFKA_SRC=" in section
+
+
+def test_the_aiokafka_allow_list_is_well_formed_short_and_explained():
+    """allowed-aiokafka.txt (`make conformance-aiokafka`) names only aiokafka's test files, and
+    every key it uses is described in the aiokafka guide's section on aiokafka's own tests."""
+    allowed = read_allowed(AIOKAFKA_ALLOWED_FILE)
+    assert max_allowed(AIOKAFKA_ALLOWED_FILE) == MAX_AIOKAFKA_ALLOWED
+    assert 0 < len(allowed) <= MAX_AIOKAFKA_ALLOWED
+    for nodeid, (key, reason) in allowed.items():
+        assert re.fullmatch(r"tests/test_\w+\.py::.+", nodeid), nodeid
+        assert re.fullmatch(r"[a-z0-9-]+", key), key
+        assert len(reason) > 20, (nodeid, reason)
+    with open(AIOKAFKA_GUIDE, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("## aiokafka's own tests")
+    end = text.find("\n## ", start + 1)
+    section = text[start:end if end >= 0 else len(text)]
+    explained = set(re.findall(r"^- `([a-z0-9-]+)`: ", section, re.M))
+    assert {key for key, _ in allowed.values()} == explained
+    assert "make conformance-aiokafka AIOKAFKA_SRC=" in section
