@@ -44,6 +44,7 @@ from typing import Any, Optional
 
 import pytest
 from allowlist import read_allowed
+from allowlist_hold import AllowListHold
 from integration_plugin import Results
 
 BROKER_VARIABLE = "AIOKAFKA_CONFORMANCE_BROKER"
@@ -155,61 +156,6 @@ def _assert_not_the_real_one():
 
 
 # -- the allow-list (ours only) ---------------------------------------------------------------
-
-class Allowed:
-    """Holds our run to the allow-list: a failure it lists becomes an ``allowed`` skip (with
-    its reason); a listed test that passes is named in the summary as a stale entry."""
-
-    def __init__(self, allowed):
-        self.allowed = allowed
-        self.allowed_failed = set()
-        self.passed = set()
-        self.failed = set()
-        self.collected = set()
-
-    def entry(self, nodeid):
-        for key in (nodeid, nodeid.split("[", 1)[0], nodeid.split("::", 1)[0]):
-            if key in self.allowed:
-                return key
-        return None
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items):
-        self.collected |= {item.nodeid for item in items}
-        _assert_not_the_real_one()
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        report = outcome.get_result()
-        entry = self.entry(item.nodeid)
-        if report.failed and entry is not None:
-            key, reason = self.allowed[entry]
-            report.outcome = "skipped"
-            report.wasxfail = "allowed (%s): %s" % (key, reason)
-            self.allowed_failed.add(item.nodeid)
-        elif report.failed:
-            self.failed.add(item.nodeid)
-        elif report.when == "call" and report.passed:
-            self.passed.add(item.nodeid)
-
-    def pytest_sessionfinish(self, session):
-        _assert_not_the_real_one()
-
-    def pytest_terminal_summary(self, terminalreporter):
-        tr = terminalreporter
-        passed = self.passed - self.failed - self.allowed_failed
-        stale = sorted(n for n in self.allowed
-                       if any(self.entry(c) == n for c in passed))
-        tr.section("conformance to aiokafka's own tests")
-        for nodeid in stale:
-            tr.write_line("stale allow-list entry (passes): %s" % nodeid)
-        for nodeid in sorted(self.failed):
-            tr.write_line("unexpected failure: %s" % nodeid)
-        tr.write_line("conformance: %d passed / %d allowed / %d collected (%d failed)"
-                      % (len(passed), len(self.allowed_failed), len(self.collected),
-                         len(self.failed)))
-
 
 # -- fixtures in place of aiokafka's conftest ---------------------------------------------------
 
@@ -411,7 +357,9 @@ def pytest_configure(config):
         _assert_not_the_real_one()
         path = config.getoption("--conformance-allowed")
         if path:
-            config.pluginmanager.register(Allowed(read_allowed(path)), "conformance-allowed")
+            config.pluginmanager.register(
+                AllowListHold(read_allowed(path), "aiokafka's own tests", _assert_not_the_real_one),
+                "conformance-allowed")
     path = config.getoption("--conformance-results")
     if path:
         config.pluginmanager.register(Results(path), "conformance-results")

@@ -27,7 +27,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,11 +39,10 @@ from confluent_binding.testing import KafkaCluster  # noqa: E402
 
 from tests.conformance.allowlist import AIOKAFKA_ALLOWED_FILE  # noqa: E402
 from tests.conformance.run_integration import (  # noqa: E402
-    MAX_RESUMES,
     outcomes_of,
     print_report,
     read_events,
-    unfinished_test,
+    run_resuming,
 )
 
 KAFKA_VERSION = "4.2.0"
@@ -128,19 +126,7 @@ def run_pytest(label, src, paths, extra, workdir, ours):
         print("\n==== %s: %s (broker %s)" % (
             label, "confluent_binding through the aiokafka alias" if ours
             else "the real aiokafka", cluster.bootstrap_servers), flush=True)
-        for _ in range(MAX_RESUMES + 1):
-            code = subprocess.call(cmd, cwd=src, env=env)
-            status = status or code
-            stuck = unfinished_test(read_events(results))
-            if stuck is None:
-                break
-            with open(results, "a", encoding="utf-8") as f:
-                f.write(json.dumps({
-                    "nodeid": stuck, "event": "process-ended", "when": "process",
-                    "summary": "the pytest process ended in this test (exit status %d: a "
-                               "hang past --timeout, or a crash); resuming after it" % code,
-                }) + "\n")
-            print("\n==== %s: pytest ended in %s; resuming after it" % (label, stuck), flush=True)
+        status = run_resuming(label, cmd, src, env, results)
     finally:
         cluster.stop()
     return status, outcomes_of(read_events(results)), time.monotonic() - t0

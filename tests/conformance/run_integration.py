@@ -176,25 +176,34 @@ def run_pytest(label, src, paths, extra, broker_conf, workdir, ours):
                 label, "confluent_binding through the confluent_kafka alias" if ours
                 else "the real confluent-kafka", cluster.bootstrap_servers, registry.url),
                 flush=True)
-            for _ in range(MAX_RESUMES + 1):
-                code = subprocess.call(cmd, cwd=src, env=env)
-                status = status or code
-                stuck = unfinished_test(read_events(results))
-                if stuck is None:
-                    break
-                with open(results, "a", encoding="utf-8") as f:
-                    f.write(json.dumps({
-                        "nodeid": stuck, "event": "process-ended", "when": "process",
-                        "summary": "the pytest process ended in this test (exit status %d: a "
-                                   "hang past --timeout, or a crash); resuming after it" % code,
-                    }) + "\n")
-                print("\n==== %s: pytest ended in %s; resuming after it" % (label, stuck),
-                      flush=True)
+            status = run_resuming(label, cmd, src, env, results)
         finally:
             registry.stop()
     finally:
         cluster.stop()
     return status, outcomes_of(read_events(results)), time.monotonic() - t0
+
+
+def run_resuming(label, cmd, cwd, env, results):
+    """Runs the pytest ``cmd``; when it ended inside a test (``results`` shows it started, not
+    finished: a hang past --timeout, or a crash), that test is recorded as failed and pytest
+    runs again, resuming after it (integration_plugin skips what is recorded), up to
+    MAX_RESUMES times. Returns the first non-zero exit status (0 when every run passed)."""
+    status = 0
+    for _ in range(MAX_RESUMES + 1):
+        code = subprocess.call(cmd, cwd=cwd, env=env)
+        status = status or code
+        stuck = unfinished_test(read_events(results))
+        if stuck is None:
+            break
+        with open(results, "a", encoding="utf-8") as f:
+            f.write(json.dumps({
+                "nodeid": stuck, "event": "process-ended", "when": "process",
+                "summary": "the pytest process ended in this test (exit status %d: a "
+                           "hang past --timeout, or a crash); resuming after it" % code,
+            }) + "\n")
+        print("\n==== %s: pytest ended in %s; resuming after it" % (label, stuck), flush=True)
+    return status
 
 
 def tally(outcomes):

@@ -58,6 +58,20 @@ async def until(poll, expected, timeout=30):
         await asyncio.sleep(0.1)
 
 
+def _recording_listener(lib, events):
+    """A rebalance listener of ``lib`` that appends each call to ``events`` (a plain
+    on_partitions_revoked, a coroutine on_partitions_assigned: both kinds are served)."""
+
+    class Listener(lib.api.ConsumerRebalanceListener):
+        def on_partitions_revoked(self, revoked):
+            events.append(("revoked", sorted(p.partition for p in revoked)))
+
+        async def on_partitions_assigned(self, assigned):
+            events.append(("assigned", sorted(p.partition for p in assigned)))
+
+    return Listener()
+
+
 def _group():
     return "sbs-" + uuid.uuid4().hex
 
@@ -209,16 +223,9 @@ async def test_rebalance_listener_when_a_second_member_joins(kafka_cluster, make
     async def scenario(lib, name, topic):
         events = []
 
-        class Listener(lib.api.ConsumerRebalanceListener):
-            def on_partitions_revoked(self, revoked):
-                events.append(("revoked", sorted(p.partition for p in revoked)))
-
-            async def on_partitions_assigned(self, assigned):
-                events.append(("assigned", sorted(p.partition for p in assigned)))
-
         group = _group()
         first = lib.api.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group)
-        first.subscribe([topic], listener=Listener())
+        first.subscribe([topic], listener=_recording_listener(lib, events))
         await first.start()
         second = lib.api.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group)
         try:
@@ -461,16 +468,9 @@ async def test_subscribe_to_a_new_topic_start_then_publish(kafka_cluster, groupe
         made.append(topic)
         events = []
 
-        class Listener(lib.api.ConsumerRebalanceListener):
-            def on_partitions_revoked(self, revoked):
-                events.append(("revoked", sorted(p.partition for p in revoked)))
-
-            async def on_partitions_assigned(self, assigned):
-                events.append(("assigned", sorted(p.partition for p in assigned)))
-
         c = lib.api.AIOKafkaConsumer(bootstrap_servers=bootstrap,
                                      group_id=_group() if grouped else None)
-        c.subscribe([topic], listener=Listener() if grouped else None)
+        c.subscribe([topic], listener=_recording_listener(lib, events) if grouped else None)
         await c.start()
         try:
             at_start = (sorted(tp.partition for tp in c.assignment()),
