@@ -328,6 +328,7 @@ check-workflows: deps
 	GOBIN=$(CURDIR)/build/tools go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 	build/tools/actionlint .github/workflows/*.yml
 	shellcheck -x librdkafka-build/*.sh .ci/run tests/support/release.sh tests/support/musl_python.sh \
+	  tests/support/debian_orig.sh \
 	  tests/support/freethreaded_python.sh
 	for p in "linux x86_64,aarch64" "macos arm64,x86_64" "windows AMD64"; do set -- $$p; \
 	  $(PY) -m cibuildwheel --print-build-identifiers --platform $$1 --archs $$2 | tr '\n' ' '; echo; done

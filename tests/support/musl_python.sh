@@ -31,18 +31,9 @@ command -v musl-gcc >/dev/null ||
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
     musl-tools linux-libc-dev >&2
 
-mkdir -p "$CACHE"
-src=$CACHE/$TARBALL
-if [ ! -f "$src" ]; then
-  # shellcheck disable=SC2016  # $(REPO_URI) is apt's placeholder
-  for uri in $(apt-get indextargets --format '$(REPO_URI)' 2>/dev/null | grep -v security | sort -u); do
-    /usr/lib/apt/apt-helper download-file "$uri$POOL/$TARBALL" "$src.part" "SHA256:$SHA256" \
-      >/dev/null 2>&1 && mv "$src.part" "$src" && break
-    rm -f "$src.part"
-  done
-  [ -f "$src" ] || { echo "could not fetch $POOL/$TARBALL from apt's sources" >&2; exit 1; }
-fi
-echo "$SHA256  $src" | sha256sum -c --quiet - >&2
+# shellcheck source=tests/support/debian_orig.sh
+. "$(dirname "$0")/debian_orig.sh"
+debian_orig "$CACHE" "$POOL" "$TARBALL" "$SHA256"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-musl-python.XXXXXX")
 trap 'rm -rf "$work"' EXIT
