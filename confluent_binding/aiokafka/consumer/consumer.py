@@ -155,13 +155,19 @@ class AIOKafkaConsumer:
             return
         with translated():
             self._consumer = AIOConsumer(self._conf)
+        sibling = None
         if self._group_id is not None:
+            sibling = _consumers_by_group.get(self._group_id)
             _consumers_by_group[self._group_id] = self
         if self._topics or self._pattern:
             self._subscribe_now()
-            # with group_id=None too: aiokafka's start() then assigns every partition of the
-            # topics (here the private group assigns them)
-            await self._wait_joined()
+            # With group_id=None too: aiokafka's start() then assigns every partition of the
+            # topics (here the private group assigns them). Not while another member of the
+            # group runs in this process: the join needs that member's rebalance served, which
+            # happens in its own get* calls (aiokafka's coordinator task needs none), not while
+            # this start() waits; the join then goes on in the get* calls.
+            if sibling is None or sibling._consumer is None or sibling._consumer._closed:
+                await self._wait_joined()
         elif self._manual is not None:
             self._consumer._consumer.assign(self._manual)
 
