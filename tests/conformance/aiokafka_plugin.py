@@ -31,7 +31,6 @@ Every test's outcome goes to ``--conformance-results`` (``integration_plugin.Res
 
 import asyncio
 import gc
-import importlib.machinery
 import json
 import os
 import pathlib
@@ -44,7 +43,7 @@ from typing import Any, Optional
 
 import pytest
 from allowlist import read_allowed
-from allowlist_hold import AllowListHold
+from allowlist_hold import AllowListHold, assert_no_module_of_the_real
 from integration_plugin import Results
 
 BROKER_VARIABLE = "AIOKAFKA_CONFORMANCE_BROKER"
@@ -133,13 +132,6 @@ def _stand_in_for_internals():
         sys.modules["confluent_binding." + name] = module
 
 
-def _real_package_dir():
-    spec = importlib.machinery.PathFinder.find_spec("aiokafka")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return os.path.realpath(list(spec.submodule_search_locations)[0]) + os.sep
-
-
 def _assert_not_the_real_one():
     import aiokafka
 
@@ -147,15 +139,8 @@ def _assert_not_the_real_one():
 
     assert aiokafka is confluent_binding.aiokafka, (
         "aiokafka resolves to %r, not to confluent_binding.aiokafka" % (aiokafka,))
-    real = _real_package_dir()
-    if real is None:
-        return
-    leaked = sorted(name for name, module in list(sys.modules.items())
-                    if os.path.realpath(getattr(module, "__file__", None) or "").startswith(real))
-    assert not leaked, "modules of the real aiokafka were imported: %s" % ", ".join(leaked)
+    assert_no_module_of_the_real("aiokafka")
 
-
-# -- the allow-list (ours only) ---------------------------------------------------------------
 
 # -- fixtures in place of aiokafka's conftest ---------------------------------------------------
 

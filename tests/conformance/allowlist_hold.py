@@ -1,7 +1,23 @@
 """The allow-list hold that ``make conformance`` and ``make conformance-aiokafka`` put on a
 run of a peer's own tests against this package (conformance_plugin, aiokafka_plugin)."""
 
+import importlib.machinery
+import os
+import sys
+
 import pytest
+
+
+def assert_no_module_of_the_real(package):
+    """Fails when a module was imported from where the real ``package`` (the peer, installed
+    beside this package) lives: the alias must have served every import."""
+    spec = importlib.machinery.PathFinder.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return      # the peer is not installed
+    real = os.path.realpath(list(spec.submodule_search_locations)[0]) + os.sep
+    leaked = sorted(name for name, module in list(sys.modules.items())
+                    if os.path.realpath(getattr(module, "__file__", None) or "").startswith(real))
+    assert not leaked, "modules of the real %s were imported: %s" % (package, ", ".join(leaked))
 
 
 class AllowListHold:

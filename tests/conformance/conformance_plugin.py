@@ -16,24 +16,13 @@ from the root of a checkout of confluent-kafka-python, so that node ids read
 - The summary ends with the tally: passed / allowed / total.
 """
 
-import importlib.machinery
-import os
 import sys
 
 import pytest
 from allowlist import ALLOWED_FILE, max_allowed, read_allowed
-from allowlist_hold import AllowListHold
+from allowlist_hold import AllowListHold, assert_no_module_of_the_real
 
 import confluent_binding
-
-
-def _real_package_dir():
-    """Where the real confluent-kafka is installed (None if it is not): no module may be loaded
-    from there."""
-    spec = importlib.machinery.PathFinder.find_spec("confluent_kafka")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return os.path.realpath(list(spec.submodule_search_locations)[0]) + os.sep
 
 
 def _assert_not_the_real_one():
@@ -41,12 +30,7 @@ def _assert_not_the_real_one():
 
     assert confluent_kafka is confluent_binding, (
         "confluent_kafka resolves to %r, not to confluent_binding" % (confluent_kafka,))
-    real = _real_package_dir()
-    if real is None:
-        return
-    leaked = sorted(name for name, module in list(sys.modules.items())
-                    if os.path.realpath(getattr(module, "__file__", None) or "").startswith(real))
-    assert not leaked, "modules of the real confluent-kafka were imported: %s" % ", ".join(leaked)
+    assert_no_module_of_the_real("confluent_kafka")
 
 
 # The Schema Registry tests mock HTTP with respx, which patches httpx.  confluent-kafka 2.16's

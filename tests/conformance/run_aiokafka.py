@@ -28,7 +28,6 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,10 +38,12 @@ from confluent_binding.testing import KafkaCluster  # noqa: E402
 
 from tests.conformance.allowlist import AIOKAFKA_ALLOWED_FILE  # noqa: E402
 from tests.conformance.run_integration import (  # noqa: E402
+    ours_and_control,
     outcomes_of,
     print_report,
     read_events,
     run_resuming,
+    split_argv,
 )
 
 KAFKA_VERSION = "4.2.0"
@@ -133,11 +134,7 @@ def run_pytest(label, src, paths, extra, workdir, ours):
 
 
 def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
-    extra = []
-    if "--" in argv:
-        extra = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+    argv, extra = split_argv(argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("src", help="aiokafka's checkout (or a git archive of its tests/)")
     parser.add_argument("files", nargs="*", help="relative to src (default: the API-level "
@@ -150,16 +147,9 @@ def main(argv=None):
     if not files:
         raise SystemExit("no aiokafka test files under %s (expected %s)"
                          % (src, ", ".join(DEFAULT_FILES)))
-    t0 = time.monotonic()
-    seconds, statuses = {}, {}
-    with tempfile.TemporaryDirectory(prefix="conformance-aiokafka-") as workdir:
-        statuses["ours"], ours, seconds["ours"] = run_pytest("ours", src, files, extra, workdir,
-                                                             ours=True)
-        control = {}
-        if not args.no_control:
-            statuses["control"], control, seconds["control"] = run_pytest(
-                "control", src, files, extra, workdir, ours=False)
-    seconds["total"] = time.monotonic() - t0
+    statuses, ours, control, seconds = ours_and_control(
+        lambda label, workdir, ours: run_pytest(label, src, files, extra, workdir, ours=ours),
+        "conformance-aiokafka-", control=not args.no_control)
     # the allow-list names tests of aiokafka's internals: they pass on the control
     print_report(ours, control, seconds, statuses, title="aiokafka's tests",
                  allowed_fail_on_control=False)

@@ -260,12 +260,29 @@ def print_report(ours, control, seconds, statuses, title="tests/integration",
     print("==== wall time: " + ", ".join("%s %.0f s" % kv for kv in seconds.items()))
 
 
-def main(argv=None):
+def split_argv(argv):
+    """The driver's own arguments, and pytest's (those after ``--``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    extra = []
-    if "--" in argv:
-        extra = argv[argv.index("--") + 1:]
-        argv = argv[:argv.index("--")]
+    if "--" not in argv:
+        return argv, []
+    return argv[:argv.index("--")], argv[argv.index("--") + 1:]
+
+
+def ours_and_control(run, prefix, control=True):
+    """``run(label, workdir, ours)`` for ours, then (``control``) for the control, in one
+    temporary directory: (exit statuses, our outcomes, the control's, seconds with the total)."""
+    t0 = time.monotonic()
+    seconds, statuses, outcomes = {}, {}, {"control": {}}
+    with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
+        for label in ("ours", "control") if control else ("ours",):
+            statuses[label], outcomes[label], seconds[label] = run(label, workdir,
+                                                                   label == "ours")
+    seconds["total"] = time.monotonic() - t0
+    return statuses, outcomes["ours"], outcomes["control"], seconds
+
+
+def main(argv=None):
+    argv, extra = split_argv(argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("src", help="confluent-kafka-python's checkout (or its tests/)")
     parser.add_argument("paths", nargs="*", help="relative to src (default: tests/integration)")
@@ -275,17 +292,10 @@ def main(argv=None):
     src = os.path.abspath(args.src)
     paths = args.paths or DEFAULT_PATHS
     broker_conf = confluent_broker_conf(src)
-    t0 = time.monotonic()
-    seconds = {}
-    statuses = {}
-    with tempfile.TemporaryDirectory(prefix="conformance-integration-") as workdir:
-        statuses["ours"], ours, seconds["ours"] = run_pytest("ours", src, paths, extra, broker_conf,
-                                                   workdir, ours=True)
-        control = {}
-        if not args.no_control:
-            statuses["control"], control, seconds["control"] = run_pytest(
-                "control", src, paths, extra, broker_conf, workdir, ours=False)
-    seconds["total"] = time.monotonic() - t0
+    statuses, ours, control, seconds = ours_and_control(
+        lambda label, workdir, ours: run_pytest(label, src, paths, extra, broker_conf, workdir,
+                                                ours=ours),
+        "conformance-integration-", control=not args.no_control)
     print_report(ours, control, seconds, statuses)
     return statuses["ours"]
 
