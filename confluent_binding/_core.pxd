@@ -171,6 +171,41 @@ cdef class _Handle:
     cdef void _destroy(self) noexcept
 
 
+# -- custody.pyx --
+
+# Messages taken from librdkafka: msgs[start:end] of an array of capacity cap (malloc'd).
+ctypedef struct _Msgs:
+    rd_kafka_message_t **msgs
+    size_t cap
+    size_t start
+    size_t end
+
+
+# The consumer's custody of the messages it took from librdkafka and has not handed out yet: the
+# whole contract is its docstring (src/custody.pyx).
+@cython.final
+cdef class _Custody:
+    cdef _Msgs ahead                    # read ahead by poll() (positions not moved)
+    cdef _Msgs kept                     # left by a call that raised (msgs NULL when none)
+    cdef _Msgs spare                    # an empty array for the next call
+    cdef long long served_ms            # when a fill last had librdkafka serve the queue
+    cdef bint filling                   # a fill runs (its callbacks may let other calls in)
+    cdef unsigned long filling_thread
+
+    cdef void drop(self) noexcept
+    cdef int begin_call(self, rd_kafka_t *rk, _Msgs *call, size_t n) except -1
+    cdef void end_call(self, _Msgs *call, size_t handed) noexcept
+    cdef void keep(self, _Msgs *call) noexcept
+    cdef void keep_one(self, rd_kafka_message_t *rkm) noexcept
+    cdef int take_one(self, _Handle h, int wait, rd_kafka_message_t **out) except -1
+    cdef int fetch(self, _Handle h, _Msgs *call, size_t want, int wait) except -1
+    cdef int next_ahead(self, _Handle h, rd_kafka_message_t **out) except -1
+    cdef int fill(self, _Handle h) except -1
+    cdef int await_fill(self, _Handle h, object timeout, double *deadline) except -1
+    cdef size_t claim_ahead(self, rd_kafka_t *rk, rd_kafka_message_t **into,
+                            size_t n) noexcept
+
+
 # -- producer.pyx --
 
 @cython.final
@@ -253,53 +288,19 @@ cdef class DeliveryFuture:
 
 # -- consumer.pyx --
 
-ctypedef struct _Taken:
-    # the messages one poll()/consume()/consume_arrow() call took from librdkafka
-    rd_kafka_message_t **msgs           # the call's pointer array (malloc'd)
-    size_t cap                          # its capacity
-    size_t start                        # msgs[start:end]: taken, not delivered yet
-    size_t end
-    bint held                           # an earlier call's undelivered messages (no fetching)
-
-
 cdef class Consumer(_Handle):
     cdef object _on_assign
     cdef object _on_revoke
     cdef object _on_lost
     cdef object _on_commit
     cdef bint _assigned_by_callback     # the user's rebalance callback did the (un)assign itself
-    # messages a call took from librdkafka and could not deliver because it raised: the next
-    # call hands them out first (_held[_held_at:_held_n], array capacity _held_cap)
-    cdef rd_kafka_message_t **_held
-    cdef size_t _held_cap, _held_at, _held_n
-    cdef rd_kafka_message_t **_spare    # a free pointer array for the next call
-    cdef size_t _spare_cap
-    # poll()'s read-ahead (CB_READ_AHEAD): messages one deferred batch call took that are not
-    # handed out yet, _ahead[_ahead_at:_ahead_n] (capacity AHEAD); each one's position moves
-    # when it is handed out
-    cdef rd_kafka_message_t **_ahead
-    cdef size_t _ahead_at, _ahead_n
-    cdef long long _ahead_served_ms     # when a read-ahead call last had librdkafka serve the queue
-    cdef bint _filling                  # a read-ahead call runs (its callbacks may let others in)
-    cdef unsigned long _filling_thread
+    cdef _Custody _custody              # the messages taken and not handed out yet
     # the Messages the last two poll() calls returned: the older one is refilled by the next
     # poll() when nothing else refers to it any more (the application dropped it)
     cdef Message _recent, _older
 
-    cdef int _next_ahead(self, rd_kafka_message_t **out) except -1
-    cdef int _fill_ahead(self) except -1
-    cdef int _await_fill(self, object timeout, double *deadline) except -1
-    cdef size_t _take_ahead(self, rd_kafka_message_t **into, size_t n) noexcept
-    cdef void _drop_ahead(self) noexcept
-
-    cdef int _take_start(self, _Taken *t, size_t n) except -1
-    cdef void _take_end(self, _Taken *t, size_t delivered) noexcept
-    cdef void _hold(self, _Taken *t) noexcept
-    cdef void _drop_held(self) noexcept
-    cdef int _fetch(self, _Taken *t, size_t want, int wait) except -1
     cdef Message _deliver_one(self, rd_kafka_message_t *rkm)
-    cdef void _keep_one(self, rd_kafka_message_t *rkm) noexcept
-    cdef Message _poll_held(self)
+    cdef Message _poll_kept(self)
     cdef rd_kafka_queue_t *_close_queue     # close() began: librdkafka's close events arrive here
 
     cdef void _end_close_queue(self) noexcept

@@ -34,6 +34,7 @@ include "errors.pyx"      # KafkaError and the helpers that raise librdkafka's e
 include "conf.pyx"        # configuration: Python dict -> rd_kafka_conf_t
 include "types.pyx"       # value types and every C <-> Python conversion
 include "handle.pyx"      # _Handle (one rd_kafka_t), the GIL-free call bracket, trampolines
+include "custody.pyx"     # _Custody: the messages a Consumer took and has not handed out yet
 include "producer.pyx"
 include "aio_future.pyx"    # the asyncio producer's DeliveryFuture and its compiled produce()
 include "consumer.pyx"

@@ -472,47 +472,48 @@ cdef object _consume_arrow(Consumer c, int num_messages, object timeout, object 
     cdef _EndOffsets ends = _EndOffsets(end_offsets)
     if num_messages == 0 or (ends.count and ends.left == 0):
         return _record_batch(cols)
+    cdef _Custody custody = c._custody
     cdef size_t want = num_messages
-    cdef size_t done = 0    # t.msgs[t.start:done] went into the columns or were skipped
+    cdef size_t done = 0    # call.msgs[call.start:done] went into the columns or were skipped
     cdef size_t stop
     cdef double deadline = 0
     cdef int wait
     cdef rd_kafka_message_t *rkm
-    cdef _Taken t
+    cdef _Msgs call
     error = None
-    if c._filling and c._await_fill(timeout, &deadline):
-        return _record_batch(cols)  # called from a callback of poll()'s read-ahead, or timed out
-    # Counted in for the whole call: close() in another thread waits until the messages
-    # taken here are delivered or kept. They are destroyed only once the RecordBatch is
-    # built; when anything raises before (a callback, Ctrl-C, MemoryError) they are kept
-    # and the next call delivers them.
+    if custody.filling and custody.await_fill(c, timeout, &deadline):
+        return _record_batch(cols)  # called from the fill's callback, or the timeout passed
+    # Counted in for the whole call: close() in another thread waits until the messages taken
+    # here are handed out or kept. They are handed out (destroyed) only once the RecordBatch is
+    # built (see _Custody).
     with c._blocking:
-        c._take_start(&t, want)
+        custody.begin_call(c._rk, &call, want)
         try:
-            done = t.start
-            if t.held:
-                stop = min(t.end, t.start + want)
-                done = cols.take(t.msgs, done, stop, ends, want)
+            done = call.start
+            if call.start < call.end:   # kept or read ahead: those only
+                stop = min(call.end, call.start + want)
+                done = cols.take(call.msgs, done, stop, ends, want)
             else:
-                c._fetch(&t, want, 0)    # a non-blocking look first, GIL held
-                done = cols.take(t.msgs, done, t.end, ends, want - cols.rows)
-                if done == t.end and t.end < want and not (ends.count and ends.left == 0):
-                    if deadline == 0:   # (else the wait for poll()'s read-ahead counted already)
+                custody.fetch(c, &call, want, 0)    # a look first, GIL held
+                done = cols.take(call.msgs, done, call.end, ends, want - cols.rows)
+                if (done == call.end and call.end < want
+                        and not (ends.count and ends.left == 0)):
+                    if deadline == 0:   # (else await_fill() computed it)
                         deadline = _deadline(timeout)
                     while c._exc is None:
                         wait = _chunk_ms(deadline)
                         if wait and not c._blocking.shuts_out():
-                            c._fetch(&t, want - t.end, wait)
-                            done = cols.take(t.msgs, done, t.end, ends, want - cols.rows)
-                        if (done < t.end or t.end >= want or wait == 0
+                            custody.fetch(c, &call, want - call.end, wait)
+                            done = cols.take(call.msgs, done, call.end, ends, want - cols.rows)
+                        if (done < call.end or call.end >= want or wait == 0
                                 or (ends.count and ends.left == 0)
                                 or c._blocking.shuts_out()):
                             break
                         PyErr_CheckSignals()
                 c._raise_pending()
-            if done < t.end and done < t.start + want:
+            if done < call.end and done < call.start + want:
                 # an error event, or a record that does not fit: the batch ends before it
-                rkm = t.msgs[done]
+                rkm = call.msgs[done]
                 if rkm.err and cols.rows == 0:
                     error = KafkaError(<int>rkm.err, _cstr(rd_kafka_message_errstr(rkm)))
                     done += 1
@@ -521,9 +522,9 @@ cdef object _consume_arrow(Consumer c, int num_messages, object timeout, object 
             batch = (None if error is not None
                      else _record_batch(cols))
         except BaseException:
-            c._take_end(&t, 0)
+            custody.end_call(&call, 0)
             raise
-        c._take_end(&t, done - t.start)
+        custody.end_call(&call, done - call.start)
     if error is not None:
         raise KafkaException(error)
     return batch

@@ -19,15 +19,12 @@ from includes.rdkafka cimport (
     rd_kafka_committed,
     rd_kafka_conf_set_offset_commit_cb,
     rd_kafka_conf_set_rebalance_cb,
-    rd_kafka_consume_batch_queue,
-    rd_kafka_consume_batch_queue_deferred,
     rd_kafka_consumer_close_queue,
     rd_kafka_consumer_closed,
     rd_kafka_consumer_group_metadata,
     rd_kafka_consumer_group_metadata_destroy,
     rd_kafka_consumer_group_metadata_t,
     rd_kafka_consumer_group_metadata_write,
-    rd_kafka_consumer_poll,
     rd_kafka_error_code,
     rd_kafka_event_destroy,
     rd_kafka_event_error,
@@ -40,7 +37,6 @@ from includes.rdkafka cimport (
     rd_kafka_get_watermark_offsets,
     rd_kafka_incremental_assign,
     rd_kafka_incremental_unassign,
-    rd_kafka_last_error,
     rd_kafka_mem_free,
     rd_kafka_memberid,
     rd_kafka_message_destroy,
@@ -67,8 +63,6 @@ from includes.rdkafka cimport (
     rd_kafka_topic_partition_list_t,
     rd_kafka_unsubscribe,
     CB_READ_AHEAD,
-    cb_coarse_ms,
-    cb_hand_out,
 )
 
 
@@ -89,10 +83,6 @@ cdef void _store_commit_result(rd_kafka_t *rk, rd_kafka_resp_err_t err,
 
 cdef enum:
     CONSUME_MAX = 1000000
-    # poll() takes up to AHEAD messages per librdkafka call, and has librdkafka serve the queue
-    # again (callbacks, rebalances, max.poll.interval.ms) once STALE_MS passed without
-    AHEAD = 64
-    STALE_MS = 20
 
 
 @cython.binding(False)
@@ -104,6 +94,9 @@ cdef class Consumer(_Handle):
     oauth_cb, logger) are served only inside ``poll()``, ``consume()`` and ``close()``, on the
     calling thread; with OAUTHBEARER construction serves ``oauth_cb`` too (see Producer).
     """
+    def __cinit__(self, *args, **kwargs):
+        self._custody = _Custody()
+
     def __init__(self, *args, **kwargs):
         if self._rk != NULL:
             raise RuntimeError("Consumer is already initialised")
@@ -121,13 +114,9 @@ cdef class Consumer(_Handle):
 
     def __dealloc__(self):
         if self._rk != NULL and getpid() == self._pid:
-            self._drop_held()
-            self._drop_ahead()
+            self._custody.drop()
             self._end_close_queue()
             self._destroy()
-        free(self._held)
-        free(self._spare)
-        free(self._ahead)
 
     cdef void _end_close_queue(self) noexcept:
         if self._close_queue != NULL:
@@ -240,38 +229,34 @@ cdef class Consumer(_Handle):
         """The next message or event (a Message with error() set), or None after ``timeout``
         seconds (-1: wait forever)."""
         self._ensure_open()
-        if self._held != NULL:      # an earlier call took messages it could not deliver
-            return self._poll_held()
-        cdef rd_kafka_t *rk = self._rk
+        # Every message taken from librdkafka is in the custody's care until it is handed out:
+        # where it waits, when its position moves, what drops it (src/custody.pyx).
+        cdef _Custody custody = self._custody
+        if custody.kept.msgs != NULL:
+            return self._poll_kept()
         cdef rd_kafka_message_t *rkm = NULL
         cdef double deadline = 0
         cdef int wait
         cdef int ahead = 0
         if CB_READ_AHEAD:
             while True:
-                ahead = self._next_ahead(&rkm)
-                if ahead or not self._filling:
+                ahead = custody.next_ahead(self, &rkm)
+                if ahead or not custody.filling:
                     break
-                # another call's read-ahead serves a callback: the messages it takes come first
-                if self._await_fill(timeout, &deadline):
-                    return None     # called from that callback, or the timeout passed
+                if custody.await_fill(self, timeout, &deadline):
+                    return None     # called from the fill's callback, or the timeout passed
         if not ahead:
-            # First a non-blocking look with the GIL held: when messages are waiting there is
-            # no GIL release and no clock reading at all. Callbacks already queued are served
-            # here: counted in, so they cannot close().
-            self._blocking.enter(True)
-            rkm = rd_kafka_consumer_poll(rk, 0)
-            self._blocking.leave(True)
+            # First a look with the GIL held: when messages are waiting there is no GIL
+            # release and no clock reading at all.
+            custody.take_one(self, 0, &rkm)
         if rkm == NULL and self._exc is None:
             # (nothing taken yet: whatever raises in here loses no message)
-            if deadline == 0:   # (else the wait for another call's read-ahead counted already)
+            if deadline == 0:   # (else await_fill() computed it)
                 deadline = _deadline(timeout)
             while True:
                 wait = _chunk_ms(deadline)
                 if wait:
-                    with self._blocking:
-                        with nogil:
-                            rkm = rd_kafka_consumer_poll(rk, wait)
+                    custody.take_one(self, wait, &rkm)
                 if (rkm != NULL or self._exc is not None or wait == 0
                         or self._blocking.shuts_out()):
                     break
@@ -280,13 +265,13 @@ cdef class Consumer(_Handle):
 
     cdef Message _deliver_one(self, rd_kafka_message_t *rkm):
         """The end of poll(): raises what a callback raised meanwhile, else the Message of
-        ``rkm`` (None for NULL). The message taken is destroyed once copied, or kept for the
-        next call when this one raises (never lost)."""
+        ``rkm`` (None for NULL), which is handed out: destroyed once copied, or kept when the
+        copy raises."""
         cdef Message m = None
         cdef Message spare
         if self._exc is not None:
             if rkm != NULL:
-                self._keep_one(rkm)
+                self._custody.keep_one(rkm)
             self._raise_pending()
         if rkm == NULL:
             return None
@@ -300,33 +285,23 @@ cdef class Consumer(_Handle):
             m = _message_into(spare, rkm, self._names, False)
         finally:
             if m is None:       # it raised
-                self._keep_one(rkm)
+                self._custody.keep_one(rkm)
             else:
                 rd_kafka_message_destroy(rkm)
         self._older, self._recent = self._recent, m
         return m
 
-    cdef void _keep_one(self, rd_kafka_message_t *rkm) noexcept:
-        """Keeps one message poll() took for the next call (see _hold)."""
-        cdef _Taken t
-        t.msgs = <rd_kafka_message_t **>malloc(sizeof(void *))
-        if t.msgs == NULL:      # out of memory: nothing can keep it
-            rd_kafka_message_destroy(rkm)
-            return
-        t.msgs[0], t.cap, t.start, t.end, t.held = rkm, 1, 0, 1, False
-        self._hold(&t)
-
-    cdef Message _poll_held(self):
-        """poll() when an earlier call kept messages: the first of them, fetching nothing."""
+    cdef Message _poll_kept(self):
+        """poll() when messages are kept: the first of them, taking nothing."""
         cdef Message m
-        cdef _Taken t
-        self._take_start(&t, 1)
+        cdef _Msgs call
+        self._custody.begin_call(self._rk, &call, 1)
         try:
-            m = _message_from_c(t.msgs[t.start], self._names, False)
-        except BaseException:   # never lose a message taken from librdkafka
-            self._take_end(&t, 0)
+            m = _message_from_c(call.msgs[call.start], self._names, False)
+        except BaseException:
+            self._custody.end_call(&call, 0)
             raise
-        self._take_end(&t, 1)
+        self._custody.end_call(&call, 1)
         return m
 
     def consume(self, int num_messages=1, timeout=-1):
@@ -337,22 +312,24 @@ cdef class Consumer(_Handle):
             raise ValueError("num_messages must be between 0 and %d (1M)" % CONSUME_MAX)
         if num_messages == 0:
             return []   # nothing asked for: do not wait (it would never end with timeout=-1)
+        cdef _Custody custody = self._custody
         cdef size_t want = num_messages
         cdef size_t i, k = 0
         cdef double deadline = 0
         cdef int wait
         cdef list out
-        cdef _Taken t
-        if self._filling and self._await_fill(timeout, &deadline):
-            return []   # called from a callback of poll()'s read-ahead, or the timeout passed
+        cdef _Msgs call
+        if custody.filling and custody.await_fill(self, timeout, &deadline):
+            return []   # called from the fill's callback, or the timeout passed
         # counted in for the whole call: close() in another thread waits until the messages
-        # taken here are delivered or kept
+        # taken here are handed out or kept
         with self._blocking:
-            self._take_start(&t, want)
+            custody.begin_call(self._rk, &call, want)
             try:
-                # First a non-blocking look with the GIL held: a prefetched full batch costs
-                # no GIL release and no clock reading.
-                if not t.held and self._fetch(&t, want, 0) < want and self._exc is None:
+                # With none kept or read ahead, first a look with the GIL held: a prefetched
+                # full batch costs no GIL release and no clock reading.
+                if (call.start == call.end and custody.fetch(self, &call, want, 0) < want
+                        and self._exc is None):
                     if deadline == 0:
                         deadline = _deadline(timeout)
                     # Fill the batch over several GIL-free chunks (Ctrl-C is checked between
@@ -360,19 +337,19 @@ cdef class Consumer(_Handle):
                     while True:
                         wait = _chunk_ms(deadline)
                         if wait and self._exc is None and not self._blocking.shuts_out():
-                            self._fetch(&t, want - t.end, wait)
-                        if (t.end >= want or self._exc is not None or wait == 0
+                            custody.fetch(self, &call, want - call.end, wait)
+                        if (call.end >= want or self._exc is not None or wait == 0
                                 or self._blocking.shuts_out()):
                             break
                         PyErr_CheckSignals()
                 self._raise_pending()
-                k = min(t.end - t.start, want)
-                out = [_message_from_c(t.msgs[t.start + i], self._names, False)
+                k = min(call.end - call.start, want)
+                out = [_message_from_c(call.msgs[call.start + i], self._names, False)
                        for i in range(k)]
-            except BaseException:   # never lose messages taken from librdkafka
-                self._take_end(&t, 0)
+            except BaseException:
+                custody.end_call(&call, 0)
                 raise
-            self._take_end(&t, k)
+            custody.end_call(&call, k)
         return out
 
     # -- iteration (an extension: kafka-python's and aiokafka's consumers iterate) --
@@ -401,207 +378,13 @@ cdef class Consumer(_Handle):
             if err.code() != RD_KAFKA_RESP_ERR__PARTITION_EOF:
                 raise KafkaException(err)
 
-    # -- messages taken from librdkafka: a call owns them until it delivered them --
-
-    cdef int _take_start(self, _Taken *t, size_t n) except -1:
-        """Begins a call that delivers up to ``n`` messages. Messages an earlier call took
-        and could not deliver come first (t.held: the call delivers from them and fetches
-        nothing); else ``t`` gets an empty pointer array for ``n`` messages (the consumer's
-        spare one, unless a call in another thread has it)."""
-        if self._held != NULL:
-            t.msgs, t.cap, t.start, t.end = self._held, self._held_cap, self._held_at, self._held_n
-            t.held = True
-            self._held = NULL
-            self._held_cap = self._held_at = self._held_n = 0
-            return 0
-        t.held = False
-        t.start = t.end = 0
-        if self._spare != NULL and self._spare_cap >= n:
-            t.msgs, t.cap = self._spare, self._spare_cap
-            self._spare, self._spare_cap = NULL, 0
-        else:
-            t.msgs = <rd_kafka_message_t **>malloc(n * sizeof(void *))
-            if t.msgs == NULL:
-                raise MemoryError()
-            t.cap = n
-        if self._ahead_at < self._ahead_n:     # what poll() read ahead comes first
-            t.end = self._take_ahead(t.msgs, n)
-            t.held = t.end > 0
-        return 0
-
-    cdef void _take_end(self, _Taken *t, size_t delivered) noexcept:
-        """Ends the call: destroys the first ``delivered`` messages (the call handed them to
-        the application) and keeps the others for the next call. Never fails."""
-        cdef size_t i
-        for i in range(t.start, t.start + delivered):
-            rd_kafka_message_destroy(t.msgs[i])
-        t.start += delivered
-        if t.start < t.end:
-            self._hold(t)
-        elif self._spare == NULL or t.cap > self._spare_cap:
-            free(self._spare)
-            self._spare, self._spare_cap = t.msgs, t.cap
-        else:
-            free(t.msgs)
-        t.msgs = NULL
-
-    cdef void _hold(self, _Taken *t) noexcept:
-        """Keeps t.msgs[t.start:t.end] (and the array) for the next call."""
-        cdef size_t n = t.end - t.start
-        cdef size_t m = self._held_n - self._held_at
-        cdef size_t i
-        cdef rd_kafka_message_t **merged
-        if self._held == NULL:
-            self._held, self._held_cap, self._held_at, self._held_n = t.msgs, t.cap, t.start, t.end
-            return
-        # A call in another thread kept messages meanwhile: this call's are older, first.
-        merged = <rd_kafka_message_t **>malloc((n + m) * sizeof(void *))
-        if merged == NULL:      # out of memory: nothing can keep them
-            for i in range(t.start, t.end):
-                rd_kafka_message_destroy(t.msgs[i])
-            free(t.msgs)
-            return
-        memcpy(merged, t.msgs + t.start, n * sizeof(void *))
-        memcpy(merged + n, self._held + self._held_at, m * sizeof(void *))
-        free(t.msgs)
-        free(self._held)
-        self._held, self._held_cap, self._held_at, self._held_n = merged, n + m, 0, n + m
-
     def _kept(self):
-        """How many messages a call that raised took and left for the next call (tests)."""
-        return self._held_n - self._held_at
+        """How many messages are kept (see _Custody) for the next call (tests)."""
+        return self._custody.kept.end - self._custody.kept.start
 
     def _taken_ahead(self):
-        """How many messages poll() read ahead and has not handed out yet (tests)."""
-        return self._ahead_n - self._ahead_at
-
-    cdef void _drop_held(self) noexcept:
-        """Destroys the kept messages (the consumer is being closed)."""
-        cdef size_t i
-        for i in range(self._held_at, self._held_n):
-            rd_kafka_message_destroy(self._held[i])
-        free(self._held)
-        self._held = NULL
-        self._held_cap = self._held_at = self._held_n = 0
-
-    # -- poll()'s read-ahead: one librdkafka call per AHEAD messages, positions moved one by one
-
-    cdef int _next_ahead(self, rd_kafka_message_t **out) except -1:
-        """The next message poll() read ahead, handed out (its position moved: cb_hand_out), into
-        ``*out``. Takes up to AHEAD more first, without waiting, when none is left, or when
-        librdkafka has not served the queue for STALE_MS (so callbacks, rebalances and
-        max.poll.interval.ms are served about as often as with one message per call). Returns
-        0, taking nothing, when none is left and another call of this consumer runs (the
-        messages it takes have their positions moved by librdkafka: they must not overtake
-        these); else 1, ``*out`` NULL when nothing is waiting or a callback raised."""
-        cdef bint fill
-        while True:
-            if self._ahead_at < self._ahead_n:
-                # An error or event ends a read-ahead (patches/0002), and what librdkafka queued
-                # behind it (a rebalance after MAX_POLL_EXCEEDED) is served only once it was
-                # handed out, as one message per call serves it.
-                fill = (self._blocking.counted == 0
-                        and cb_coarse_ms() - self._ahead_served_ms >= STALE_MS
-                        and self._ahead[self._ahead_n - 1].err == 0)
-            elif self._blocking.counted != 0:
-                return 0
-            else:
-                fill = True
-            if fill:
-                self._fill_ahead()
-                if self._exc is not None or self._ahead_at == self._ahead_n:
-                    return 1
-            if self._take_ahead(out, 1):
-                return 1
-            # (all left were dropped: their partitions moved on since, or control records)
-
-    cdef int _fill_ahead(self) except -1:
-        """One non-blocking deferred batch call (positions left alone) appending to _ahead."""
-        cdef size_t left = self._ahead_n - self._ahead_at
-        cdef ssize_t n
-        if self._ahead == NULL:
-            self._ahead = <rd_kafka_message_t **>malloc(AHEAD * sizeof(void *))
-            if self._ahead == NULL:
-                raise MemoryError()
-        elif self._ahead_at:
-            memmove(self._ahead, self._ahead + self._ahead_at, left * sizeof(void *))
-            self._ahead_at, self._ahead_n = 0, left
-        # (a fill never finds AHEAD left: each poll() hands one out after its fill)
-        self._blocking.enter(True)      # close() waits for it; its callbacks cannot close()
-        self._filling, self._filling_thread = True, PyThread_get_thread_ident()
-        self._batch_calls += 1
-        try:
-            n = rd_kafka_consume_batch_queue_deferred(self._queue, 0, self._ahead + self._ahead_n,
-                                                      AHEAD - left)
-        finally:
-            self._batch_calls -= 1
-            self._blocking.leave(True)
-            self._filling = False
-        self._ahead_served_ms = cb_coarse_ms()
-        if n < 0:
-            _check(rd_kafka_last_error())
-        self._ahead_n += n
-        return 0
-
-    cdef int _await_fill(self, object timeout, double *deadline) except -1:
-        """While a read-ahead call serves a callback, no other call may take messages (theirs
-        would overtake its). Returns 1 when called from that callback (nothing to take now) or
-        when the call's deadline passed first; else 0 once it ended. ``*deadline`` is the
-        call's, computed from ``timeout`` here when still 0, so that the call's own wait after
-        this one ends by the same deadline."""
-        if self._filling_thread == PyThread_get_thread_ident():
-            return 1
-        if deadline[0] == 0:
-            deadline[0] = _deadline(timeout)
-        while self._filling and not self._blocking.shuts_out():
-            if _chunk_ms(deadline[0]) == 0:
-                return 1
-            with nogil:
-                usleep(1000)
-            PyErr_CheckSignals()
-        return 0
-
-    cdef size_t _take_ahead(self, rd_kafka_message_t **into, size_t n) noexcept:
-        """Hands up to ``n`` messages poll() read ahead out into ``into``; returns how many."""
-        cdef size_t k = 0
-        cdef rd_kafka_message_t *rkm
-        while k < n and self._ahead_at < self._ahead_n:
-            rkm = self._ahead[self._ahead_at]
-            self._ahead_at += 1
-            if cb_hand_out(self._rk, rkm):
-                into[k] = rkm
-                k += 1
-            else:
-                rd_kafka_message_destroy(rkm)
-        return k
-
-    cdef void _drop_ahead(self) noexcept:
-        """Destroys the messages read ahead (never handed out: their positions never moved)."""
-        while self._ahead_at < self._ahead_n:
-            rd_kafka_message_destroy(self._ahead[self._ahead_at])
-            self._ahead_at += 1
-        self._ahead_at = self._ahead_n = 0
-
-    cdef int _fetch(self, _Taken *t, size_t want, int wait) except -1:
-        """Takes up to ``want`` more messages into t.msgs[t.end:]: a non-blocking look with
-        the GIL held (``wait`` 0), else one GIL-free wait of ``wait`` ms. Returns t.end."""
-        cdef ssize_t n
-        cdef rd_kafka_queue_t *q = self._queue
-        cdef rd_kafka_message_t **into = t.msgs + t.end
-        self._batch_calls += 1     # no rd_kafka_yield() from a callback meanwhile
-        try:
-            if wait == 0:
-                n = rd_kafka_consume_batch_queue(q, 0, into, want)
-            else:
-                with self._blocking:
-                    with nogil:
-                        n = rd_kafka_consume_batch_queue(q, wait, into, want)
-        finally:
-            self._batch_calls -= 1
-        if n < 0:
-            _check(rd_kafka_last_error())
-        t.end += n
-        return t.end
+        """How many messages are read ahead (see _Custody) and not handed out yet (tests)."""
+        return self._custody.ahead.end - self._custody.ahead.start
 
     def consume_arrow(self, int num_messages=10000, timeout=-1, end_offsets=None,
                       bint headers=False):
@@ -789,8 +572,7 @@ cdef class Consumer(_Handle):
         if self._forget_if_forked() or self._rk == NULL:
             return
         self._blocking.drain()
-        self._drop_held()
-        self._drop_ahead()
+        self._custody.drop()
         self._older = self._recent = None
         cdef rd_kafka_error_t *error = NULL
         cdef rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR

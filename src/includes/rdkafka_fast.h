@@ -13,15 +13,13 @@
  * message holds on its topic); cb_topic_keep() returns 0 without them (no reference: the cache
  * then compares names), and cb_topic_release() does nothing.
  *
- * CB_READ_AHEAD, cb_hand_out(): Consumer.poll() takes messages a batch ahead with
- * rd_kafka_consume_batch_queue_deferred() (librdkafka-build/patches/0002), which leaves the
- * application position and the stored offset alone, and hands them out one per call with
- * cb_hand_out(): what rd_kafka_consumer_poll() does to the message it returns (the position,
- * and the stored offset with enable.auto.offset.store). It returns 0 for a message not to hand
- * out, which the caller destroys: its partition was sought, paused, resumed, revoked or assigned
- * again since it was taken (librdkafka's queue would have dropped it: the version check of
- * rd_kafka_q_serve_rkmessages), or a control message (its position moves here, in order).
- * Without the internals CB_READ_AHEAD is 0 and poll() takes one message per call.
+ * CB_READ_AHEAD, cb_hand_out(): the consumer's read-ahead (its contract: _Custody in
+ * src/custody.pyx). rd_kafka_consume_batch_queue_deferred() (librdkafka-build/patches/0002)
+ * takes messages leaving the application position and the stored offset alone; cb_hand_out()
+ * then does to one of them what rd_kafka_consumer_poll() does to the message it returns (the
+ * position, and the stored offset with enable.auto.offset.store), or returns 0 where librdkafka's
+ * queue would have dropped it (the version check of rd_kafka_q_serve_rkmessages) and for a
+ * control message (its position moves here, in order). Without the internals CB_READ_AHEAD is 0.
  *
  * cb_coarse_ms(): a cheap monotonic clock in milliseconds (a few ms of resolution), for the
  * read-ahead only (windows.h and time.h come with librdkafka's internal headers).

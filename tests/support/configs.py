@@ -23,3 +23,17 @@ def mock(**extra):
     conf = {"test.mock.num.brokers": 1, "log_level": 0}
     conf.update(extra)
     return conf
+
+
+def filled_mock(topic, count):
+    """A generator for a module fixture: a mock cluster (kept alive by its producer) holding
+    ``count`` records b"0", b"1", ... in ``topic`` [0]; yields its bootstrap address."""
+    from confluent_binding import Producer
+
+    p = Producer(mock())
+    for i in range(count):
+        p.produce(topic, b"%d" % i, partition=0)
+    assert p.flush(10) == 0
+    broker = p.list_topics(timeout=10).brokers[1]
+    yield "%s:%d" % (broker.host, broker.port)
+    p.close()
