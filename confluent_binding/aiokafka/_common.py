@@ -1,7 +1,9 @@
 """What the aiokafka clients share: turning this library's errors into aiokafka's."""
 
+import asyncio
 import contextlib
-from typing import Callable, Iterator, Optional
+import types
+from typing import Any, Callable, Iterator, Optional
 
 from .. import KafkaError
 from ..error import KafkaException
@@ -31,3 +33,25 @@ def translation(exc: BaseException, committing: bool = False,
     if closed is not None and type(exc) is RuntimeError:
         return closed()
     return exc
+
+
+def _release_silently(client: Any, why: str) -> None:
+    client._release()
+
+
+def release_quietly(client: Any) -> None:
+    """Free the engine's client of a face object garbage collected unclosed (the face has
+    warned already): on its loop's thread, as the engine frees its own."""
+    if client is None or getattr(client, "_closed", True):
+        return
+    # should the release below not run (its loop stopped first), the engine frees the client
+    # when it is collected in turn: without a second warning
+    client._abandon = types.MethodType(_release_silently, client)
+    loop = getattr(client, "_loop", None)
+    if loop is not None and loop.is_running() and asyncio._get_running_loop() is not loop:
+        try:
+            loop.call_soon_threadsafe(client._release)
+            return
+        except RuntimeError:
+            pass
+    client._release()

@@ -1,6 +1,7 @@
 """aiokafka's constructor keywords, their defaults, and the librdkafka properties they become
 (one place for the producer, the consumer and the admin client)."""
 
+import logging
 from typing import Any
 
 from .helpers import _ssl_properties
@@ -109,6 +110,36 @@ _ASSIGNORS = {"roundrobin": "roundrobin", "range": "range"}
 _RESETS = {"earliest": "earliest", "latest": "latest", "none": "error"}
 
 
+#: librdkafka log facilities about broker connections: logged under aiokafka's connection logger
+_CONNECTION_FACILITIES = frozenset((
+    "FAIL", "CONNECT", "CONNECTED", "BROKERFAIL", "DISCONNECT", "SSL", "SASL", "SASLMECHS",
+    "AUTH", "RECV", "SEND", "REQTMOUT", "TIMEOUT", "STATE", "BROKER", "APIVERSION", "FEATURE",
+    "ADDRESS", "RESOLVE"))
+
+
+class LibrdkafkaLog:
+    """The ``logger`` the aiokafka clients give librdkafka: its log lines go through Python's
+    :mod:`logging` (not to stderr), under aiokafka's logger names: connection facilities under
+    ``aiokafka.conn``, the others under the client's module logger (``aiokafka.producer.producer``,
+    ``aiokafka.consumer.consumer``, ``aiokafka.admin.client``). librdkafka's syslog levels are
+    mapped to logging's (emergency to error: CRITICAL, ERROR, WARNING, notice and info: INFO,
+    debug: DEBUG) by the clients before ``log()`` is called."""
+
+    def __init__(self, name: str) -> None:
+        self._client = logging.getLogger(name)
+        self._conn = logging.getLogger("aiokafka.conn")
+
+    def log(self, level: int, msg: str, facility: Any = "", *args: Any) -> None:
+        logger = self._conn if facility in _CONNECTION_FACILITIES else self._client
+        logger.log(level, msg, facility, *args)
+
+
+#: the librdkafka ``logger`` of each kind of client (under aiokafka's module logger names)
+LOGGERS = {"producer": LibrdkafkaLog("aiokafka.producer.producer"),
+           "consumer": LibrdkafkaLog("aiokafka.consumer.consumer"),
+           "admin": LibrdkafkaLog("aiokafka.admin.client")}
+
+
 def _value(value: Any) -> Any:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
@@ -143,6 +174,7 @@ def build(keywords: Any, defaults: Any, bootstrap_servers: Any, kwargs: Any, ext
                 conf[keywords[name]] = _value(value)
         elif name not in _PYTHON_SIDE:
             raise TypeError("unexpected keyword argument %r" % name)
+    _check_security(kwargs, extra or {})
     if "security.protocol" in conf:
         conf["security.protocol"] = conf["security.protocol"].lower()
     if conf.get("security.protocol", "plaintext").startswith("sasl"):
@@ -162,8 +194,66 @@ def build(keywords: Any, defaults: Any, bootstrap_servers: Any, kwargs: Any, ext
             kwargs["partition_assignment_strategy"])
     if keywords is PRODUCER_KEYWORDS:
         _producer_rules(conf, kwargs)
+        kind = "producer"
+    elif keywords is CONSUMER_KEYWORDS:
+        _consumer_rules(conf, kwargs)
+        kind = "consumer"
+    else:
+        kind = "admin"
+    conf["logger"] = LOGGERS[kind]
     conf.update(extra or {})
     return conf
+
+
+_PROTOCOLS = ("SSL", "PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL")
+_MECHANISMS = ("PLAIN", "GSSAPI", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
+
+
+def _check_security(kwargs: Any, extra: Any) -> None:
+    """aiokafka's checks of the security keywords, with its ValueError messages. An SSL
+    protocol needs ``ssl_context``, or librdkafka's ``ssl.*`` properties in ``extra``."""
+    protocol = kwargs.get("security_protocol")
+    if protocol is None:
+        return
+    if protocol not in _PROTOCOLS:
+        raise ValueError("`security_protocol` should be SSL or PLAINTEXT")
+    if protocol in ("SSL", "SASL_SSL") and kwargs.get("ssl_context") is None \
+            and not any(str(k).startswith("ssl.") for k in extra):
+        raise ValueError("`ssl_context` is mandatory if security_protocol=='SSL'")
+    if protocol in ("SASL_SSL", "SASL_PLAINTEXT"):
+        mechanism = kwargs.get("sasl_mechanism") or "PLAIN"
+        if mechanism not in _MECHANISMS:
+            raise ValueError("only `PLAIN`, `GSSAPI`, `SCRAM-SHA-256`, `SCRAM-SHA-512` and "
+                             "`OAUTHBEARER`sasl_mechanism are supported at the moment")
+        if mechanism == "PLAIN" and "sasl.username" not in extra and (
+                kwargs.get("sasl_plain_username") is None
+                or kwargs.get("sasl_plain_password") is None):
+            raise ValueError("sasl_plain_username and sasl_plain_password required for "
+                             "PLAIN sasl")
+
+
+def _consumer_rules(conf: Any, kwargs: Any) -> None:
+    """aiokafka accepts settings librdkafka's cross-checks refuse: translated to the nearest
+    ones librdkafka accepts.
+
+    - ``max_poll_interval_ms`` below ``session_timeout_ms`` (librdkafka wants the poll interval
+      at least the session timeout): the poll interval is raised to the session timeout (a
+      member that stops calling ``get*`` leaves the group after the session timeout; lowering
+      the session timeout instead would be refused by brokers below their
+      ``group.min.session.timeout.ms``, 6 s by default);
+    - ``fetch_max_bytes`` below ``message.max.bytes`` (1000 at least, which a consumer only
+      uses as a fetch limit): both become ``max(fetch_max_bytes, 1000)``. Like aiokafka's,
+      the limit is soft: a fetch returns at least one record however large.
+    """
+    if conf["isolation.level"] not in ("read_uncommitted", "read_committed"):
+        raise ValueError("Incorrect isolation level {}".format(conf["isolation.level"]))
+    session = int(conf["session.timeout.ms"])
+    poll = int(conf.get("max.poll.interval.ms", 300000))
+    if poll < session:
+        conf["max.poll.interval.ms"] = str(session)
+    fetch = conf.get("fetch.max.bytes")
+    if fetch is not None and int(fetch) < int(conf.get("message.max.bytes", 1000000)):
+        conf["fetch.max.bytes"] = conf["message.max.bytes"] = str(max(int(fetch), 1000))
 
 
 def _producer_rules(conf: Any, kwargs: Any) -> Any:

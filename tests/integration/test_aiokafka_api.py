@@ -193,3 +193,60 @@ async def test_aiokafka_docs_example_runs_with_only_its_import_changed(kafka_clu
         proc.wait(30)
     assert line, proc.stderr.read().decode()[-3000:]
     assert line.startswith(b"consumed:  " + my_topic.encode() + b" 0 0 None b'Super message'")
+
+
+async def test_librdkafka_logs_go_through_logging_under_aiokafkas_names(kafka_cluster, capfd):
+    """librdkafka's log lines are logging records of aiokafka's loggers (connection lines
+    under ``aiokafka.conn``, the others under the client's module logger), with logging's
+    levels; nothing is written to stderr."""
+    import logging
+
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    handler = Keep(logging.DEBUG)
+    root = logging.getLogger("aiokafka")
+    root.addHandler(handler)
+    level = root.level
+    root.setLevel(logging.DEBUG)
+    # a port nothing listens on: librdkafka logs its failed connections
+    with socket_nobody_listens_on() as dead:
+        try:
+            producer = AIOKafkaProducer(bootstrap_servers=dead)
+            await producer.start()
+            consumer = AIOKafkaConsumer(bootstrap_servers=dead)
+            await consumer.start()
+            consumer.assign([TopicPartition("t", 0)])
+            deadline = time.monotonic() + 30
+            while not any(r.name == "aiokafka.conn" for r in records):
+                assert time.monotonic() < deadline, "no librdkafka line logged"
+                await consumer.getmany(timeout_ms=200)   # serves the consumer's log lines
+            await consumer.stop()
+            await producer.stop()       # serves the producer's
+        finally:
+            root.removeHandler(handler)
+            root.setLevel(level)
+    conn = [r for r in records if r.name == "aiokafka.conn"]
+    assert {"aiokafka.conn", "aiokafka.consumer.consumer"} <= {r.name for r in records}
+    assert conn and conn[0].levelno == logging.ERROR
+    assert "Connect to" in conn[0].getMessage()
+    assert {r.name for r in records} <= {"aiokafka.conn", "aiokafka.producer.producer",
+                                        "aiokafka.consumer.consumer"}
+    assert "Connect to" not in capfd.readouterr().err
+
+
+class socket_nobody_listens_on:
+    """A bootstrap address whose port is bound (so no one else takes it) but not listening."""
+
+    def __enter__(self):
+        import socket
+
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        return "127.0.0.1:%d" % self._sock.getsockname()[1]
+
+    def __exit__(self, *exc):
+        self._sock.close()

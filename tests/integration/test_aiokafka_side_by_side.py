@@ -520,3 +520,261 @@ async def test_getmany_waits_its_timeout_when_nothing_matches(kafka_cluster):
     out = await both(scenario)
     assert out["ours"] == out["aiokafka"]
     assert out["ours"] == {"assigned": set(), "got": {}, "waited_its_timeout": True}
+
+
+async def _raised(call):
+    """The class name of what ``call()`` (awaited when it returns an awaitable) raises, with
+    its message; ("nothing raised", result) when it returns."""
+    try:
+        result = call()
+        if asyncio.iscoroutine(result) or asyncio.isfuture(result):
+            result = await result
+    except Exception as exc:  # noqa: BLE001  (the class is what is compared)
+        return (type(exc).__name__, str(exc).split(":")[0])
+    return ("nothing raised", result)
+
+
+async def test_argument_validation(kafka_cluster, make_topic):
+    """aiokafka's refusals of bad arguments: the same exception classes and messages."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        api = lib.api
+        out = {
+            "protocol": await _raised(lambda: api.AIOKafkaProducer(
+                bootstrap_servers=bootstrap, security_protocol="SOME")),
+            "protocol-consumer": await _raised(lambda: api.AIOKafkaConsumer(
+                topic, bootstrap_servers=bootstrap, security_protocol="SOME")),
+            "ssl without context": await _raised(lambda: api.AIOKafkaProducer(
+                bootstrap_servers=bootstrap, security_protocol="SSL")),
+            "plain without user": await _raised(lambda: api.AIOKafkaConsumer(
+                topic, bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT")),
+        }
+        c = api.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=_group())
+        out["bad pattern"] = await _raised(lambda: c.subscribe(pattern="^(unclosed"))
+        p = api.AIOKafkaProducer(bootstrap_servers=bootstrap)
+        await p.start()
+        try:
+            out["str value"] = await _raised(lambda: p.send(topic, "text", partition=0))
+            out["str key"] = await _raised(lambda: p.send(topic, b"v", key="k", partition=0))
+        finally:
+            await p.stop()
+        return out
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=2)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"]["protocol"] == ("ValueError",
+                                       "`security_protocol` should be SSL or PLAINTEXT")
+    assert out["ours"]["str value"][0] == "TypeError"
+    assert out["ours"]["bad pattern"][0] == "ValueError"
+
+
+async def test_commit_structures(kafka_cluster, make_topic):
+    """commit() takes {tp: offset}, {tp: (offset, metadata)} and {tp: OffsetAndMetadata}, and
+    refuses anything else with aiokafka's classes."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        api = lib.api
+        tp, tp1 = api.TopicPartition(topic, 0), api.TopicPartition(topic, 1)
+        c = api.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=_group(),
+                                 enable_auto_commit=False)
+        await c.start()
+        try:
+            out = {"not subscribed": await _raised(lambda: c.commit({tp: 1}))}
+            c.assign([tp, tp1])
+            await c.commit({tp: (3, "meta")})
+            await c.commit({tp1: api.OffsetAndMetadata(2, "m2")})
+            out["committed"] = (await c.committed(tp), await c.committed(tp1))
+            await c.commit({tp1: 4})
+            out["plain"] = await c.committed(tp1)
+            for label, offsets in (("empty", {}), ("str", "something"),
+                                   ("triple", {tp: (1, "m", 100)}),
+                                   ("key", {"topic": 1}), ("metadata", {tp: (1, 1000)}),
+                                   ("unassigned", {api.TopicPartition(topic, 7): 1})):
+                out[label] = (await _raised(lambda: c.commit(offsets)))[0]
+        finally:
+            await c.stop()
+        return out
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=2)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"]["committed"] == (3, 2) and out["ours"]["plain"] == 4
+    assert (out["ours"]["empty"], out["ours"]["key"], out["ours"]["unassigned"]) == (
+        "ValueError", "TypeError", "IllegalStateError")
+
+
+async def test_offset_reset_errors(kafka_cluster, make_topic):
+    """auto_offset_reset="none": NoOffsetForPartitionError from every get* call while the
+    partition has no committed offset; OffsetOutOfRangeError after a seek past the end;
+    offsets_for_times of a partition the topic does not have: KafkaTimeoutError."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        api = lib.api
+        tp = api.TopicPartition(topic, 0)
+        async with api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+            await p.send_and_wait(topic, b"one", partition=0)
+        c = api.AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=_group(),
+                                 auto_offset_reset="none", request_timeout_ms=3000)
+        await c.start()
+        try:
+            c.assign([tp])
+            out = [(await _raised(lambda: c.getmany(timeout_ms=5000)))[0],
+                   (await _raised(lambda: c.getmany(timeout_ms=5000)))[0],
+                   (await _raised(lambda: asyncio.wait_for(c.getone(), 10)))[0]]
+            c.seek(tp, 1000)
+            out.append((await _raised(lambda: c.getmany(tp, timeout_ms=5000)))[0])
+            c.seek(tp, 0)
+            out.append([r.value for r in (await c.getmany(tp, timeout_ms=5000))[tp]])
+            out.append((await _raised(lambda: c.offsets_for_times(
+                {api.TopicPartition(topic, 100): 0})))[0])
+        finally:
+            await c.stop()
+        return out
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=1)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == ["NoOffsetForPartitionError"] * 3 + [
+        "OffsetOutOfRangeError", [b"one"], "KafkaTimeoutError"]
+
+
+async def test_stop_ends_pending_gets(kafka_cluster, make_topic):
+    """stop() ends a getmany() waiting for records with {} and a getone() with
+    ConsumerStoppedError, before it returns."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        api = lib.api
+        c = api.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=_group())
+        await c.start()
+        many = asyncio.ensure_future(c.getmany(timeout_ms=20000))
+        one = asyncio.ensure_future(c.getone())
+        await asyncio.sleep(0.2)     # both are waiting (nothing is produced)
+        waiting = not many.done() and not one.done()
+        await c.stop()
+        done = many.done() and one.done()
+        return {"waiting": waiting, "done at stop": done, "getmany": await many,
+                "getone": (await _raised(lambda: one))[0]}
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=1)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == {"waiting": True, "done at stop": True, "getmany": {},
+                           "getone": "ConsumerStoppedError"}
+
+
+async def test_producer_acks0_and_batches(kafka_cluster, make_topic):
+    """acks=0: send()'s future resolves with None. A batch applies the producer's serializers,
+    append() returns None once it is closed (or full), and it is still sent."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        api = lib.api
+        async with api.AIOKafkaProducer(bootstrap_servers=bootstrap, acks=0) as p:
+            noack = await (await p.send(topic, b"noack", partition=0))
+        async with api.AIOKafkaProducer(bootstrap_servers=bootstrap,
+                                        key_serializer=str.encode,
+                                        value_serializer=lambda v: b"<%d>" % v) as p:
+            batch = p.create_batch()
+            appended = [batch.append(key="k%d" % i, value=i, timestamp=None) is not None
+                        for i in range(3)]
+            batch.close()
+            after_close = batch.append(key="late", value=9, timestamp=None)
+            count = batch.record_count()
+            meta = await (await p.send_batch(batch, topic, partition=0))
+        c = api.AIOKafkaConsumer(bootstrap_servers=bootstrap, auto_offset_reset="earliest")
+        await c.start()
+        try:
+            c.assign([api.TopicPartition(topic, 0)])
+            records = [(r.key, r.value) for r in await drain(c, 4)]
+        finally:
+            await c.stop()
+        return {"noack": noack, "appended": appended, "after_close": after_close,
+                "count": count, "batch_offset": meta.offset, "records": records}
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=1)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == {"noack": None, "appended": [True] * 3, "after_close": None,
+                           "count": 3, "batch_offset": 1,
+                           "records": [(None, b"noack"), (b"k0", b"<0>"), (b"k1", b"<1>"),
+                                       (b"k2", b"<2>")]}
+
+
+async def test_settings_librdkafka_cross_checks_refuse(kafka_cluster, make_topic):
+    """Settings aiokafka accepts that librdkafka's own checks refuse (max_poll_interval_ms
+    below session_timeout_ms, fetch_max_bytes below message.max.bytes): accepted, and the
+    consumer reads; a session timeout the broker refuses fails start() with
+    InvalidSessionTimeoutError."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        api = lib.api
+        async with api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+            await p.send_and_wait(topic, b"x" * 50, partition=0)
+        c = api.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=_group(),
+                                 auto_offset_reset="earliest", max_poll_interval_ms=3000,
+                                 fetch_max_bytes=10, max_partition_fetch_bytes=10)
+        await c.start()
+        try:
+            record = await asyncio.wait_for(c.getone(), 30)
+        finally:
+            await c.stop()
+        bad = api.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=_group(),
+                                   session_timeout_ms=200, heartbeat_interval_ms=100)
+        try:
+            refused = (await _raised(bad.start))[0]
+        finally:
+            await bad.stop()
+        return {"value": record.value, "session": refused}
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=1)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == {"value": b"x" * 50, "session": "InvalidSessionTimeoutError"}
+
+
+async def test_warnings(kafka_cluster, make_topic, recwarn):
+    """loop=: DeprecationWarning; a started client garbage collected unclosed: a
+    ResourceWarning naming aiokafka's class; alter_configs: no warning."""
+    import gc
+    import warnings
+
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        api = lib.api
+        out = {}
+        loop = asyncio.get_running_loop()
+        for cls, args in ((api.AIOKafkaProducer, ()), (api.AIOKafkaConsumer, (topic,))):
+            with warnings.catch_warnings(record=True) as got:
+                warnings.simplefilter("always")
+                cls(*args, bootstrap_servers=bootstrap, loop=loop)
+                gc.collect()
+            out["loop " + cls.__name__] = sorted({w.category.__name__ for w in got})
+        for cls, args in ((api.AIOKafkaProducer, ()), (api.AIOKafkaConsumer, (topic,))):
+            client = cls(*args, bootstrap_servers=bootstrap)
+            await client.start()
+            with warnings.catch_warnings(record=True) as got:
+                warnings.simplefilter("always")
+                del client
+                gc.collect()
+            out["unclosed " + cls.__name__] = sorted(
+                str(w.message).split(" <")[0] for w in got
+                if issubclass(w.category, ResourceWarning) and "Unclosed" in str(w.message))
+        admin = lib.admin.AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        await admin.start()
+        try:
+            with warnings.catch_warnings(record=True) as got:
+                warnings.simplefilter("always")
+                await admin.alter_configs([lib.config_resource.ConfigResource(
+                    lib.config_resource.ConfigResourceType.TOPIC, topic,
+                    {"retention.ms": "100000"})])
+            out["alter_configs"] = [w.category.__name__ for w in got]
+        finally:
+            await admin.close()
+        return out
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=1)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"]["loop AIOKafkaConsumer"] == ["DeprecationWarning", "ResourceWarning"]
+    assert out["ours"]["unclosed AIOKafkaProducer"] == ["Unclosed AIOKafkaProducer"]
+    assert out["ours"]["alter_configs"] == []

@@ -50,7 +50,8 @@ def test_consumer_keywords_become_properties():
                          partition_assignment_strategy=(RangePartitionAssignor,),
                          security_protocol="SASL_SSL", sasl_plain_username="u",
                          sasl_plain_password="p", request_timeout_ms=5000,
-                         extra={"fetch.queue.backoff.ms": "5"})
+                         extra={"fetch.queue.backoff.ms": "5",
+                                "ssl.ca.location": "ca.pem"})
     conf = c._conf
     assert (conf["auto.offset.reset"], conf["enable.auto.commit"], conf["isolation.level"],
             conf["client.rack"], conf["partition.assignment.strategy"],

@@ -8,6 +8,7 @@ the same tuples; the calls aiokafka documents with plain results (lists, dicts) 
 
 import asyncio
 import types
+import warnings
 from typing import Any, Dict, List
 
 from ... import TopicPartition as _TP
@@ -102,6 +103,8 @@ class AIOKafkaAdminClient:
     def _a(self) -> Any:
         if self._admin is None:
             raise IllegalStateError("The admin client is not started: await start() first")
+        # librdkafka's log lines wait on the client's main queue: logged at each call
+        self._admin.poll(0)
         return self._admin
 
     def _timeout(self, timeout_ms: Any) -> Any:
@@ -259,7 +262,10 @@ class AIOKafkaAdminClient:
             for name, value in (r.configs or {}).items():
                 res.set_config(name, str(value))
             resources.append(res)
-        with translated():
+        # confluent-kafka deprecates its alter_configs (for incremental_alter_configs), with
+        # a DeprecationWarning; aiokafka's alter_configs is not deprecated
+        with translated(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
             futmap = self._a().alter_configs(resources)
         settled = await _settled(futmap)
         return [Response(resources=[

@@ -1,11 +1,14 @@
 """AIOKafkaConsumer: aiokafka's consumer on the binding's asyncio engine (no threads: the loop
 is woken by librdkafka when records or events are ready)."""
 
+import asyncio
 import logging
 import re
 import time
 import types
 import uuid
+import warnings
+import weakref
 from typing import (
     Any,
     Callable,
@@ -20,22 +23,26 @@ from typing import (
     Union,
 )
 
-from ... import OFFSET_BEGINNING, OFFSET_END, KafkaError, _core
+from ... import OFFSET_BEGINNING, OFFSET_END, OFFSET_INVALID, KafkaError, _core
 from ... import TopicPartition as _TP
 from ...aio import AIOConsumer
 from ...error import KafkaException
 from .. import _config
-from .._common import translated, translation
+from .._common import release_quietly, translated, translation
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..errors import (
     ConsumerStoppedError,
     IllegalOperation,
     IllegalStateError,
+    KafkaTimeoutError,
+    NoOffsetForPartitionError,
+    UnknownTopicOrPartitionError,
     from_kafka_error,
 )
 from ..producer.producer import _consumers_by_group
 from ..structs import ConsumerRecord, OffsetAndMetadata, OffsetAndTimestamp, TopicPartition
+from ..util import commit_structure_validate
 
 __all__ = ["AIOKafkaConsumer"]
 
@@ -43,6 +50,11 @@ __all__ = ["AIOKafkaConsumer"]
 _PARTITION_EOF = getattr(KafkaError, "_PARTITION_EOF")
 _DESTROY = getattr(KafkaError, "_DESTROY")
 _NO_OFFSET = getattr(KafkaError, "_NO_OFFSET")
+_AUTO_OFFSET_RESET = getattr(KafkaError, "_AUTO_OFFSET_RESET")
+# errors of the group join that aiokafka's start() raises (its coordinator gives up on them)
+_JOIN_ERRORS = frozenset(getattr(KafkaError, name) for name in (
+    "INVALID_SESSION_TIMEOUT", "INCONSISTENT_GROUP_PROTOCOL", "GROUP_AUTHORIZATION_FAILED",
+    "INVALID_GROUP_ID"))
 # consumer events that aiokafka does not raise from getone()/getmany() (it waits, retries or
 # rejoins on its own, as librdkafka does): logged instead
 _NOT_RAISED = frozenset(getattr(KafkaError, name) for name in (
@@ -99,6 +111,9 @@ class AIOKafkaConsumer:
                  value_deserializer: Optional[Callable[[Optional[bytes]], Any]] = None,
                  max_poll_records: Optional[int] = None,
                  extra: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None:
+        if kwargs.get("loop") is not None:
+            warnings.warn("The loop argument is deprecated since 0.7.1, and scheduled for "
+                          "removal in 0.9.0", DeprecationWarning, stacklevel=2)
         if max_poll_records is not None and (not isinstance(max_poll_records, int)
                                              or max_poll_records < 1):
             raise ValueError("`max_poll_records` should be positive Integer")
@@ -134,8 +149,20 @@ class AIOKafkaConsumer:
         self._clock_uses = 0
         # (topic, partition) -> the offset of a seek that no record has followed yet
         self._sought: Dict[Any, int] = {}
+        # (topic, partition) -> the first record fetched but dropped on unsubscribe() or
+        # assign(): where a later assignment of the partition starts
+        self._rewind: Dict[Any, int] = {}
+        # (topic, partition) -> the reset error librdkafka stopped fetching it with
+        self._stuck: Dict[Any, Exception] = {}
         if topics:
             self._validate_topics(topics)
+
+    def __del__(self, _warnings: Any = warnings) -> None:
+        if getattr(self, "_closed", True) is False:
+            _warnings.warn("Unclosed AIOKafkaConsumer {!r}".format(self), ResourceWarning,
+                           source=self)
+            self._closed = True
+            release_quietly(self._consumer)
 
     @staticmethod
     def _validate_topics(topics: Any) -> Any:
@@ -178,7 +205,8 @@ class AIOKafkaConsumer:
         consumer = self._consumer
         wait_s = int(self._conf["socket.timeout.ms"]) / 1e3
         for topic in sorted(self._topics):
-            await self._client._wait_on_metadata(topic)
+            with translated():
+                await self._client._wait_on_metadata(topic)
         if self._pattern and not await self._pattern_matches():
             return      # nothing to assign (aiokafka's group gives an empty assignment)
         deadline = time.monotonic() + wait_s
@@ -190,8 +218,11 @@ class AIOKafkaConsumer:
                     if _quiet([msg]):
                         self._raise_for(msg.error())    # logged
                     else:
+                        err = msg.error()
+                        if err is not None and err.code() in _JOIN_ERRORS:
+                            raise from_kafka_error(err)     # as aiokafka's start() does
                         consumer._buffered.append(msg)
-                        if msg.error() is not None:
+                        if err is not None:
                             return      # raised by the next get* call, as aiokafka's fetcher
                 if consumer._rebalancing:
                     await consumer._settle_rebalance()
@@ -230,11 +261,16 @@ class AIOKafkaConsumer:
     async def stop(self) -> None:
         """Leave the group (committing first when auto-commit is on) and close; pending and
         later ``get*`` calls raise ConsumerStoppedError."""
-        if self._consumer is not None and not self._closed:
+        if self._consumer is None:
+            self._closed = True
+        elif not self._closed:
             self._stopping = True
             self._closed = True
             with translated():
                 await self._consumer.close()
+            # the get* calls it interrupted end (getmany with {}, getone with
+            # ConsumerStoppedError) before stop() returns, as aiokafka's
+            await asyncio.sleep(0)
 
     def _c(self) -> Any:
         if self._closed:
@@ -273,7 +309,14 @@ class AIOKafkaConsumer:
             raise IllegalStateError("Subscription to topics, partitions and pattern are "
                                     "mutually exclusive")
         if topics:
+            if not isinstance(topics, (tuple, set, list, frozenset)):
+                raise TypeError("Topics should be list of strings")
             self._validate_topics(topics)
+        if pattern:
+            try:
+                re.compile(pattern)
+            except re.error as err:
+                raise ValueError("{!r} is not a valid pattern: {}".format(pattern, err)) from err
         self._topics = frozenset(topics)
         self._pattern = pattern
         self._listener = listener
@@ -283,15 +326,20 @@ class AIOKafkaConsumer:
     def _subscribe_now(self) -> Any:
         names = sorted(self._topics) or ["^" + (self._pattern or "").lstrip("^")]
         listener: Any = self._listener
+        # held weakly by the engine's callbacks: an unclosed consumer can be collected
+        me = weakref.ref(self)
 
         def assigned(consumer: Any, parts: Any) -> Any:
-            self._joins += 1
+            face = me()
+            if face is not None:
+                face._joins += 1
             if listener is None:
                 return None
             return listener.on_partitions_assigned(_tps(parts))
 
         def revoked(consumer: Any, parts: Any) -> Any:
-            if self._stopping:
+            face = me()
+            if face is None or face._stopping:
                 return None     # aiokafka does not call the listener when stopping
             return listener.on_partitions_revoked(_tps(parts))
 
@@ -311,8 +359,41 @@ class AIOKafkaConsumer:
         """Leave the group and drop the subscription and the assignment."""
         self._topics, self._pattern, self._manual = frozenset(), None, None
         if self._consumer is not None and not self._closed:
+            self._drop_fetched(())
             with translated():
                 self._consumer._consumer.unsubscribe()
+
+    def _drop_fetched(self, keep: Any) -> None:
+        """Forget the records fetched (and not returned yet) of partitions not in ``keep``
+        (pairs of topic and partition): they are fetched again from the position of a later
+        assignment, as aiokafka's fetcher drops what it holds of unassigned partitions."""
+        first: Dict[Any, int] = {}
+        for where, offset in [((r.topic, r.partition), r.offset) for r in self._held] + [
+                ((m.topic(), m.partition()), m.offset()) for m in self._consumer._buffered
+                if m.error() is None]:
+            if where not in keep and offset < first.get(where, offset + 1):
+                first[where] = offset
+        self._held = [r for r in self._held if (r.topic, r.partition) in keep]
+        buffered = self._consumer._buffered
+        kept = [m for m in buffered
+                if m.error() is None and (m.topic(), m.partition()) in keep]
+        buffered.clear()
+        buffered.extend(kept)
+        self._sought = {k: v for k, v in self._sought.items() if k in keep}
+        self._stuck = {k: v for k, v in self._stuck.items() if k in keep}
+        if first:
+            # librdkafka counts them consumed: what it commits (and the next assignment
+            # fetches from) is moved back to the first of them
+            self._rewind.update(first)
+            if self._group_id is not None:
+                assigned = _tps(self._consumer._consumer.assignment())
+                parts = [_TP(t, p, o) for (t, p), o in first.items()
+                         if TopicPartition(t, p) in assigned]
+                if parts:
+                    try:
+                        self._consumer._consumer.store_offsets(offsets=parts)
+                    except KafkaException as exc:
+                        log.debug("consumer: offsets not stored back: %s", exc)
 
     def assign(self, partitions: Iterable[TopicPartition]) -> None:
         """Consume exactly ``partitions`` (no group rebalancing)."""
@@ -321,9 +402,13 @@ class AIOKafkaConsumer:
             raise IllegalStateError("Subscription to topics, partitions and pattern are "
                                     "mutually exclusive")
         self._manual = [_TP(tp.topic, tp.partition) for tp in partitions]
+        if self._rewind:
+            self._manual = [_TP(tp.topic, tp.partition, self._rewind.pop(
+                (tp.topic, tp.partition), OFFSET_INVALID)) for tp in partitions]
         if self._consumer is not None:
             with translated():
                 self._c()._consumer.assign(self._manual)
+            self._drop_fetched({(tp.topic, tp.partition) for tp in self._manual})
 
     def assignment(self) -> Set[TopicPartition]:
         """The partitions assigned to the consumer (a set of TopicPartition)."""
@@ -339,7 +424,7 @@ class AIOKafkaConsumer:
 
     # -- fetching --
 
-    def _raise_for(self, err: Any) -> Any:
+    def _raise_for(self, err: Any, msg: Any = None, partitions: Any = ()) -> Any:
         """Raise a consumer error event as aiokafka would, or log it when aiokafka would not
         raise it (a missing topic, a broker connection lost, ...)."""
         if err.code() == _DESTROY or self._closed:
@@ -348,13 +433,41 @@ class AIOKafkaConsumer:
             if err.code() != _PARTITION_EOF:
                 log.warning("consumer: %s", err.str())
             return
+        if err.code() == _AUTO_OFFSET_RESET:
+            exc: Any
+            if "no previously committed offset" in err.str():
+                # auto_offset_reset="none" and no committed offset: aiokafka's class for that
+                exc = NoOffsetForPartitionError(err.str())
+                exc.kafka_error = err
+            else:
+                exc = from_kafka_error(err)
+            if msg is not None:
+                # librdkafka reports it once and stops fetching the partition; aiokafka
+                # raises it from every get* call (for that partition) until it is sought
+                where = (msg.topic(), msg.partition())
+                self._stuck[where] = exc
+                if partitions and where not in partitions:
+                    return
+            raise exc
         raise from_kafka_error(err)
+
+    def _raise_stuck(self, partitions: Any) -> None:
+        """Raise again the reset error of a partition librdkafka stopped fetching (see
+        :meth:`_raise_for`)."""
+        for where, exc in self._stuck.items():
+            if where in self._c_assigned() and (not partitions or where in partitions):
+                raise exc
+
+    def _c_assigned(self) -> Any:
+        return {(tp.topic, tp.partition) for tp in self._consumer._consumer.assignment()}
 
     async def getone(self, *partitions: TopicPartition) -> ConsumerRecord:
         """The next record (of ``partitions`` when given), waiting as long as it takes."""
         if partitions:
             _check_tps(partitions)
         consumer = self._c()
+        if self._stuck:
+            self._raise_stuck(partitions)
         while True:
             if self._held:
                 for i, rec in enumerate(self._held):
@@ -377,7 +490,7 @@ class AIOKafkaConsumer:
             except (KafkaException, RuntimeError) as exc:
                 raise translation(exc, closed=ConsumerStoppedError) from exc
             if msg.error() is not None:
-                self._raise_for(msg.error())
+                self._raise_for(msg.error(), msg, partitions)
                 continue
             rec = _record_of(msg, ConsumerRecord, self._key_deserializer,
                              self._value_deserializer)
@@ -406,6 +519,8 @@ class AIOKafkaConsumer:
         if max_records is not None and (not isinstance(max_records, int) or max_records < 1):
             raise ValueError("`max_records` must be a positive Integer")
         consumer = self._c()
+        if self._stuck:
+            self._raise_stuck(partitions)
         limit = max_records or self._max_poll_records or 500
         try:
             msgs = await consumer.consume(limit - min(len(self._held), limit), 0)
@@ -417,7 +532,12 @@ class AIOKafkaConsumer:
                     left = deadline - time.monotonic()
                     if left <= 0:
                         break
-                    more = await consumer.consume(1, left)
+                    try:
+                        more = await consumer.consume(1, left)
+                    except RuntimeError:
+                        if self._stopping:
+                            return {}     # stopped while waiting: aiokafka returns nothing
+                        raise
                     msgs += more
                     if not _quiet(more):
                         msgs += await consumer.consume(limit - 1, 0)
@@ -442,7 +562,7 @@ class AIOKafkaConsumer:
                 self._sought.pop(where, None)
         for msg in events:
             try:
-                self._raise_for(msg.error())
+                self._raise_for(msg.error(), msg, partitions)
             except Exception as exc:    # raised now; the records come with the next call
                 for group in groups.values():
                     self._held.extend(group)
@@ -492,6 +612,7 @@ class AIOKafkaConsumer:
         self._held = [r for r in self._held
                       if (r.topic, r.partition) != (tp.topic, tp.partition)]
         self._sought[(tp.topic, tp.partition)] = offset
+        self._stuck.pop((tp.topic, tp.partition), None)
 
     async def seek_to_beginning(self, *partitions: TopicPartition) -> None:
         """Fetch ``partitions`` (default: all assigned) from their first offset next."""
@@ -524,19 +645,20 @@ class AIOKafkaConsumer:
         if self._group_id is None:
             raise IllegalOperation("Requires group_id")
 
-    async def commit(self, offsets: Optional[Mapping[TopicPartition,
-                                                     Union[int, OffsetAndMetadata]]] = None
-                     ) -> None:
-        """Commit ``offsets`` ({TopicPartition: offset or OffsetAndMetadata}), or the
+    async def commit(self, offsets: Optional[Mapping[
+            TopicPartition, Union[int, Tuple[int, str], OffsetAndMetadata]]] = None) -> None:
+        """Commit ``offsets`` ({TopicPartition: offset, (offset, metadata) or
+        OffsetAndMetadata}; ValueError/TypeError for another structure, as aiokafka), or the
         positions of every assigned partition; waits for the broker. CommitFailedError when
         the group has rebalanced meanwhile."""
         self._require_group()
         consumer = self._c()
+        if not (self._topics or self._pattern or self._manual):
+            raise IllegalStateError("Not subscribed to any topics")
+        assigned = self.assignment()
+        if not assigned:
+            raise IllegalStateError("No partitions assigned")
         if offsets is None:
-            if not self.assignment():
-                if not (self._topics or self._pattern or self._manual):
-                    raise IllegalStateError("Not subscribed to any topics")
-                raise IllegalStateError("No partitions assigned")
             with translated(committing=True):
                 try:
                     await consumer.commit(asynchronous=False)
@@ -545,15 +667,12 @@ class AIOKafkaConsumer:
                         return      # nothing consumed since the last commit
                     raise
             return
-        parts = []
-        for tp, o in offsets.items():
-            if isinstance(o, OffsetAndMetadata):
-                parts.append(_TP(tp.topic, tp.partition, o.offset,
-                                 metadata=o.metadata or None))
-            elif isinstance(o, int) and o >= 0:
-                parts.append(_TP(tp.topic, tp.partition, o))
-            else:
-                raise ValueError("Offset must be a positive integer or OffsetAndMetadata")
+        valid = commit_structure_validate(offsets)
+        for tp in valid:
+            if tp not in assigned:
+                raise IllegalStateError("Partition {} is not assigned".format(tp))
+        parts = [_TP(tp.topic, tp.partition, o.offset, metadata=o.metadata or None)
+                 for tp, o in valid.items()]
         with translated(committing=True):
             await consumer.commit(offsets=parts, asynchronous=False)
 
@@ -653,9 +772,13 @@ class AIOKafkaConsumer:
             if not isinstance(ts, int) or ts < 0:
                 raise ValueError("The target time for partition {} is {}. The target time "
                                  "cannot be negative.".format(timestamps, ts))
-        with translated():
-            res = await self._c().offsets_for_times(
-                [_TP(tp.topic, tp.partition, ts) for tp, ts in timestamps.items()], 10)
+        try:
+            with translated():
+                res = await self._c().offsets_for_times(
+                    [_TP(tp.topic, tp.partition, ts) for tp, ts in timestamps.items()], 10)
+        except UnknownTopicOrPartitionError as exc:
+            # aiokafka waits for the partition's leader until its timeout
+            raise KafkaTimeoutError("Failed to get offsets by times: %s" % (exc,)) from exc
         out = {}
         for (tp, ts), r in zip(timestamps.items(), res):
             out[tp] = OffsetAndTimestamp(r.offset, ts) if r.offset >= 0 else None

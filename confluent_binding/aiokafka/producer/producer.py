@@ -2,6 +2,7 @@
 is woken by librdkafka when delivery reports are ready)."""
 
 import asyncio
+import warnings
 import weakref
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, Tuple, Union
 
@@ -10,7 +11,7 @@ from ... import _core
 from ...aio import AIOProducer
 from ...error import KafkaException
 from .. import _config
-from .._common import _PURGED, translated, translation
+from .._common import _PURGED, release_quietly, translated, translation
 from ..client import AIOKafkaClient
 from ..errors import IllegalOperation, IllegalStateError, ProducerClosed, from_kafka_error
 from ..partitioner import DefaultPartitioner
@@ -34,6 +35,14 @@ _metadata = getattr(_core, "_RecordMetadataOf")(RecordMetadata, TopicPartition)
 # RecordMetadata when read, its error aiokafka's, and records purged by an abort or stop not
 # reported when nobody awaits them. One tuple for every future.
 _FACE = (_metadata, from_kafka_error, _PURGED)
+
+
+def _no_metadata(msg: Any) -> None:
+    return None
+
+
+#: with ``acks=0`` the broker answers nothing: aiokafka's futures resolve with None
+_FACE_NO_ACKS = (_no_metadata, from_kafka_error, _PURGED)
 
 
 def _group_only_metadata(group_id: Any) -> Any:
@@ -63,6 +72,9 @@ class AIOKafkaProducer:
                  value_serializer: Optional[Callable[[Any], Optional[bytes]]] = None,
                  partitioner: Optional[Callable[..., int]] = None,
                  extra: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None:
+        if kwargs.get("loop") is not None:
+            warnings.warn("The `loop` parameter has been deprecated since 0.7.1 and will be "
+                          "removed in a future release.", DeprecationWarning, stacklevel=2)
         kwargs["partitioner"] = partitioner
         self._conf = _config.build(_config.PRODUCER_KEYWORDS, _config.PRODUCER_DEFAULTS,
                                    bootstrap_servers, kwargs, extra)
@@ -73,8 +85,9 @@ class AIOKafkaProducer:
         # Python-side placement only for a partitioner other than aiokafka's default
         self._custom_partitioner = type(self._partitioner) is not DefaultPartitioner
         self._transactional = "transactional.id" in self._conf
+        self._face = _FACE_NO_ACKS if self._conf["acks"] == "0" else _FACE
         self._producer: Any = None
-        self._closed: Optional[bool] = None
+        self._closed = False
         self._in_txn = False
         self.client = AIOKafkaClient(
             bootstrap_servers=bootstrap_servers, client_id=self._conf["client.id"],
@@ -82,6 +95,12 @@ class AIOKafkaProducer:
             request_timeout_ms=int(self._conf["request.timeout.ms"]),
             retry_backoff_ms=int(self._conf["retry.backoff.ms"]),
             handle=lambda: self._producer)
+
+    def __del__(self, _warnings: Any = warnings) -> None:
+        if getattr(self, "_closed", True) is False:
+            _warnings.warn("Unclosed AIOKafkaProducer {!r}".format(self), ResourceWarning,
+                           source=self)
+            release_quietly(self._producer)
 
     async def start(self) -> None:
         """Create the librdkafka producer (and initialise transactions when
@@ -95,10 +114,11 @@ class AIOKafkaProducer:
 
     async def stop(self) -> None:
         """Deliver what is outstanding, then close the producer."""
-        if self._producer is not None and not self._closed:
+        if not self._closed:
             self._closed = True
-            with translated():
-                await self._producer.close()
+            if self._producer is not None:
+                with translated():
+                    await self._producer.close()
 
     async def flush(self) -> None:
         """Wait until every record sent so far is delivered (or failed)."""
@@ -145,6 +165,8 @@ class AIOKafkaProducer:
             key = self._key_serializer(key)
         if self._value_serializer is not None:
             value = self._value_serializer(value)
+        if type(value) is str or type(key) is str:     # aiokafka's record builder refuses
+            _not_bytes(key, value)
         try:
             if partition is None:
                 if self._custom_partitioner:
@@ -158,7 +180,7 @@ class AIOKafkaProducer:
         except (KafkaException, RuntimeError) as exc:
             raise translation(exc, closed=ProducerClosed) from exc
         # the future itself, its result made a RecordMetadata when read and its error aiokafka's
-        return fut._map_as(_FACE)
+        return fut._map_as(self._face)
 
     async def send_and_wait(self, topic: str, value: Any = None, key: Any = None,
                             partition: Optional[int] = None, timestamp_ms: Optional[int] = None,
@@ -167,8 +189,10 @@ class AIOKafkaProducer:
         return await (await self.send(topic, value, key, partition, timestamp_ms, headers))
 
     def create_batch(self) -> "BatchBuilder":
-        """An empty :class:`BatchBuilder` for :meth:`send_batch`."""
-        return BatchBuilder(int(self._conf.get("batch.size", 16384)))
+        """An empty :class:`BatchBuilder` for :meth:`send_batch` (its ``append`` applies the
+        producer's serializers)."""
+        return BatchBuilder(int(self._conf.get("batch.size", 16384)),
+                            self._key_serializer, self._value_serializer)
 
     async def send_batch(self, batch: "BatchBuilder", topic: str, *,
                          partition: int) -> "asyncio.Future[Optional[RecordMetadata]]":
@@ -187,7 +211,8 @@ class AIOKafkaProducer:
                                            timestamp=ts or 0, headers=h)
                     for k, v, ts, h in batch._records]
         batch._records = []
-        return asyncio.ensure_future(_first_of(futs))
+        batch.close()
+        return asyncio.ensure_future(_first_of(futs, self._face[0]))
 
     # -- transactions --
 
@@ -257,33 +282,59 @@ class AIOKafkaProducer:
         await self.stop()
 
 
-async def _first_of(futs: Any) -> Any:
+def _not_bytes(key: Any, value: Any) -> None:
+    """aiokafka's record builder's refusal of a str key or value (no serializer made it
+    bytes); librdkafka would send its UTF-8."""
+    raise TypeError("a bytes-like object is required, not 'str'")
+
+
+async def _first_of(futs: Any, result: Any) -> Any:
     with translated():
         msgs = await asyncio.gather(*futs)
-    return _metadata(msgs[0]) if msgs else None
+    return result(msgs[0]) if msgs else None
 
 
 class BatchBuilder:
     """Records for one :meth:`AIOKafkaProducer.send_batch` (up to ``max_size`` bytes of keys
-    and values, at least one record)."""
+    and values, at least one record); keys and values go through the producer's serializers
+    when it has them."""
 
-    def __init__(self, max_size: int = 16384) -> None:
+    def __init__(self, max_size: int = 16384, key_serializer: Any = None,
+                 value_serializer: Any = None) -> None:
         self._records: List[Tuple[Any, Any, Optional[int], Any]]
         self._records = []
         self._size = 0
         self._max_size = max_size
+        self._key_serializer = key_serializer
+        self._value_serializer = value_serializer
+        self._closed = False
 
-    def append(self, *, timestamp: Optional[int], key: Optional[bytes],
-               value: Optional[bytes],
-               headers: Iterable[Tuple[str, Optional[bytes]]] = ()) -> Optional[int]:
-        """Add a record; returns its size estimate, or None when the batch is full."""
+    def append(self, *, timestamp: Optional[int], key: Any, value: Any,
+               headers: Optional[Iterable[Tuple[str, Optional[bytes]]]] = ()
+               ) -> Optional[int]:
+        """Add a record; returns its size estimate, or None when the batch is full (which
+        closes it) or closed."""
+        if self._closed:
+            return None
+        if self._key_serializer is not None:
+            key = self._key_serializer(key)
+        if self._value_serializer is not None:
+            value = self._value_serializer(value)
+        if type(value) is str or type(key) is str:
+            _not_bytes(key, value)
+        headers = list(headers or ())
         size = len(key or b"") + len(value or b"") + sum(
             len(k) + len(v or b"") for k, v in headers)
         if self._records and self._size + size > self._max_size:
+            self.close()
             return None
-        self._records.append((key, value, timestamp, list(headers) or None))
+        self._records.append((key, value, timestamp, headers or None))
         self._size += size
         return size
+
+    def close(self) -> None:
+        """Refuse further records (``append`` returns None); the batch can still be sent."""
+        self._closed = True
 
     def size(self) -> int:
         """The bytes of keys, values and headers appended so far."""
