@@ -35,13 +35,20 @@ the built-in connector: a task Spark runs again writes its rows again). Batch wr
 ``.mode("append")`` (Spark requires a save mode for Python data sources; Kafka topics are only
 ever appended to).
 
+Schema Registry data (both ways): ``valueFormat`` / ``keyFormat`` = ``avro`` read the Schema
+Registry wire format into typed columns (each record with its writer's schema, resolved to the
+reader schema: ``valueSubject``, ``valueSchemaVersion``, ``valueSchema``; ``mode`` FAILFAST or
+PERMISSIVE) and write any column in it (``valueSchema``, ``auto.register.schemas``,
+``use.latest.version``, ``value.subject.name.strategy``); ``schema.registry.*`` options go to
+the Schema Registry client without the prefix.
+
 The Spark Python workers must run the interpreter that has this package installed
 (``PYSPARK_PYTHON`` / ``spark.pyspark.python``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Optional
+from typing import Any, Iterator, List, Optional, Tuple
 
 from pyspark.sql.datasource import (
     DataSource,
@@ -62,13 +69,21 @@ from pyspark.sql.streaming.datasource import (
 from pyspark.sql.types import StructType
 
 from .._arrow import schema as arrow_schema
-from ._options import SourceOptions, flag, lowered, source_options
+from ._formats import Decoding, source_decodings
+from ._options import SourceOptions, _topics, flag, lowered, source_options, subscription
 from ._plan import OffsetRange, consumer_config, plan_batch
-from ._read import read_range
+from ._read import decoded, decoded_schema, read_range
 from ._stream import StreamPlanner, from_json, to_json
 from ._write import SinkOptions, sink_options, write_batches
 
-__all__ = ["NAME", "KafkaDataSource", "register", "kafka_schema", "arrow_schema"]
+__all__ = [
+    "NAME",
+    "KafkaDataSource",
+    "register",
+    "kafka_schema",
+    "source_schema",
+    "arrow_schema",
+]
 
 #: The name to use in ``spark.read.format(...)`` / ``df.write.format(...)``.
 NAME = "cbkafka"
@@ -97,13 +112,24 @@ class KafkaInputPartition(InputPartition):
         return "KafkaInputPartition(%s-%d [%d, %d))" % (r.topic, r.partition, r.start, r.end)
 
 
-def _check_schema(schema: StructType, include_headers: bool) -> None:
-    expected = kafka_schema(include_headers)
+def source_schema(include_headers: bool, decodings: Any = ()) -> StructType:
+    """The source's schema: :func:`kafka_schema`, with the key and value columns that the
+    ``keyFormat`` / ``valueFormat`` options decode typed (the reader schema's columns), and in
+    PERMISSIVE mode an error column per decoded one (``valueError``, ``keyError``)."""
+    if not decodings:
+        return kafka_schema(include_headers)
+    return from_arrow_schema(decoded_schema(arrow_schema(include_headers), decodings),
+                             prefer_timestamp_ntz=True)
+
+
+def _check_schema(schema: StructType, include_headers: bool, decodings: Any = ()) -> None:
+    expected = source_schema(include_headers, decodings)
     if schema is not None and [(f.name, f.dataType) for f in schema.fields] != [
         (f.name, f.dataType) for f in expected.fields
     ]:
         raise ValueError(
-            "The Kafka source has a fixed schema and cannot be set with a custom one "
+            "The Kafka source has a fixed schema (the one its options give) and cannot be set "
+            "with a custom one "
             "(expected %s, got %s)" % (expected.simpleString(), schema.simpleString())
         )
 
@@ -112,7 +138,7 @@ def _read(opts: SourceOptions, partition: InputPartition) -> Iterator[Any]:
     rng = getattr(partition, "range", None)
     if rng is None:  # Spark's single placeholder partition when planning found no records
         return iter(())
-    return read_range(
+    batches = read_range(
         consumer_config(opts),
         rng,
         opts.include_headers,
@@ -120,6 +146,7 @@ def _read(opts: SourceOptions, partition: InputPartition) -> Iterator[Any]:
         opts.fail_on_data_loss,
         opts.batch_records,
     )
+    return decoded(batches, opts.decodings) if opts.decodings else batches
 
 
 class _BatchReader(DataSourceReader):
@@ -226,24 +253,36 @@ class KafkaDataSource(DataSource):
         """The format name, :data:`NAME` (``spark.read.format("cbkafka")``)."""
         return NAME
 
+    def _decodings(self) -> Tuple[Decoding, ...]:
+        """The decoded columns, resolved once per DataFrame (the reader schema the DataFrame's
+        schema was made of, even if a newer version is registered before the query runs)."""
+        found = self.__dict__.get("_resolved")
+        if found is None:
+            opts = lowered(self.options)
+            topics = _topics(subscription(opts)) if "subscribe" in opts or "assign" in opts else []
+            found = self.__dict__["_resolved"] = tuple(source_decodings(opts, topics))
+        return found
+
     def schema(self) -> StructType:
-        """The source's fixed schema, the built-in connector's (:func:`kafka_schema`), with
-        ``headers`` when the ``includeHeaders`` option is true."""
-        return kafka_schema(flag(lowered(self.options), "includeHeaders", False))
+        """The source's schema: the built-in connector's (:func:`kafka_schema`), with
+        ``headers`` when the ``includeHeaders`` option is true, and the key and value typed
+        when ``keyFormat`` / ``valueFormat`` decode them (:func:`source_schema`)."""
+        opts = lowered(self.options)
+        return source_schema(flag(opts, "includeHeaders", False), self._decodings())
 
     def reader(self, schema: StructType) -> DataSourceReader:
         """The batch reader: checks the options (an unknown one raises ValueError naming it)
         and plans one task per offset range on the driver."""
-        opts = source_options(self.options, streaming=False)
-        _check_schema(schema, opts.include_headers)
+        opts = source_options(self.options, streaming=False, decodings=self._decodings())
+        _check_schema(schema, opts.include_headers, opts.decodings)
         return _BatchReader(opts)
 
     def streamReader(self, schema: StructType) -> DataSourceStreamReader:
         """The streaming reader: offsets as the connector's JSON, the trigger options
         (``maxOffsetsPerTrigger``, ``minOffsetsPerTrigger``, ``maxTriggerDelay``) and
         ``Trigger.AvailableNow``."""
-        opts = source_options(self.options, streaming=True)
-        _check_schema(schema, opts.include_headers)
+        opts = source_options(self.options, streaming=True, decodings=self._decodings())
+        _check_schema(schema, opts.include_headers, opts.decodings)
         return _StreamReader(opts)
 
     def writer(self, schema: StructType, overwrite: bool) -> _BatchWriter:

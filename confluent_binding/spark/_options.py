@@ -12,6 +12,14 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ._formats import (
+    REGISTRY_PREFIX,
+    SINK_FORMAT_OPTIONS,
+    SOURCE_FORMAT_OPTIONS,
+    Decoding,
+    source_decodings,
+)
+
 # Per-partition offsets in startingOffsets/endingOffsets JSON (Spark's convention).
 EARLIEST = -2
 LATEST = -1
@@ -55,24 +63,30 @@ SOURCE_OPTIONS = (
     "groupIdPrefix",
     "includeHeaders",
     "arrowBatchRecords",
-)
+) + SOURCE_FORMAT_OPTIONS
 # The sink's: the topic option (the 'topic' column's default) and includeHeaders, which Spark's
 # sink accepts too (the 'headers' column is written whenever it is there).
-SINK_OPTIONS = ("topic", "includeHeaders")
+SINK_OPTIONS = ("topic", "includeHeaders") + SINK_FORMAT_OPTIONS
 # Options Spark itself puts among a data source's options (a path given to load()/save(), a
 # streaming query's checkpoint), which are not the source's to refuse.
 _SPARK_OPTIONS = ("path", "paths", "checkpointLocation")
 
 
 def check_known(opts: Mapping[str, str], known: Tuple[str, ...], what: str) -> None:
-    """Raises naming the first option that is neither kafka.* nor one of ``known``."""
+    """Raises naming the first option that is neither kafka.*, schema.registry.* nor one of
+    ``known``."""
     allowed = {name.lower() for name in known + _SPARK_OPTIONS}
-    unknown = sorted(k for k in opts if not k.startswith("kafka.") and k not in allowed)
+    unknown = sorted(
+        k
+        for k in opts
+        if not k.startswith(("kafka.", REGISTRY_PREFIX)) and k not in allowed
+    )
     if unknown:
         spelled = {name.lower(): name for name in known}
         raise ValueError(
-            "Unknown option%s for the Kafka %s: %s. Known options: %s, and kafka.* "
-            "(passed to the Kafka client without the prefix)"
+            "Unknown option%s for the Kafka %s: %s. Known options: %s, kafka.* "
+            "(passed to the Kafka client without the prefix) and schema.registry.* (to the "
+            "Schema Registry client)"
             % (
                 "s" if len(unknown) > 1 else "",
                 what,
@@ -443,6 +457,8 @@ class SourceOptions:
     by_timestamp_strategy: str
     group_id: str
     batch_records: int
+    # the key and value columns decoded from the Schema Registry wire format (valueFormat...)
+    decodings: Tuple[Decoding, ...] = ()
 
 
 _DURATION_UNITS = {
@@ -480,7 +496,11 @@ def _non_negative_int(opts: Mapping[str, str], name: str, default: int) -> int:
     return value
 
 
-def source_options(options: Mapping[str, Any], streaming: bool) -> SourceOptions:
+def source_options(
+    options: Mapping[str, Any], streaming: bool, decodings: Optional[Tuple[Decoding, ...]] = None
+) -> SourceOptions:
+    """The source's options, checked; ``decodings``: the decoded columns when already
+    resolved (else resolved here, fetching the reader schemas)."""
     opts = lowered(options)
     check_known(opts, SOURCE_OPTIONS, "source")
     kafka = kafka_params(opts)
@@ -552,4 +572,14 @@ def source_options(options: Mapping[str, Any], streaming: bool) -> SourceOptions
         by_timestamp_strategy=strategy,
         group_id=group_id,
         batch_records=_positive_int(opts, "arrowBatchRecords") or 10000,
+        decodings=(
+            decodings if decodings is not None else tuple(source_decodings(opts, _topics(sub)))
+        ),
     )
+
+
+def _topics(sub: Subscription) -> List[str]:
+    """The topics a subscription names (none for a pattern)."""
+    if sub.kind == "subscribe":
+        return list(sub.topics)
+    return sorted({t for t, _ in sub.assigned})

@@ -60,3 +60,52 @@ def read_range(
                 return
     finally:
         consumer.close()
+
+
+def decoded_schema(base: Any, decodings: Any) -> Any:
+    """The Arrow schema of the decoded batches: ``base`` (the connector's columns) with the key
+    and value columns of ``decodings`` typed, and a string error column per decoded column in
+    PERMISSIVE mode (``valueError``, ``keyError``), last."""
+    import pyarrow as pa
+
+    fields = list(base)
+    for d in decodings:
+        i = base.get_field_index(d.field)
+        fields[i] = pa.field(d.field, d.arrow_type())
+    for d in decodings:
+        if d.permissive:
+            fields.append(pa.field(d.field + "Error", pa.string()))
+    return pa.schema(fields)
+
+
+def decoded(batches: Iterator[Any], decodings: Any) -> Iterator[Any]:
+    """The record batches of ``batches`` with the key and/or value column decoded from the
+    Schema Registry wire format (one decoder per column, for the whole task: writer schemas
+    are fetched once per schema id)."""
+    import pyarrow as pa
+
+    decoders = [d.decoder() for d in decodings]
+    for batch in batches:
+        topics, partitions, offsets = (
+            batch.column(name) for name in ("topic", "partition", "offset")
+        )
+
+        def where(i: int) -> str:
+            return "%s-%d at offset %d" % (
+                topics[i].as_py(),
+                partitions[i].as_py(),
+                offsets[i].as_py(),
+            )
+
+        columns = list(batch.columns)
+        names = list(batch.schema.names)
+        errors = []
+        for decoder in decoders:
+            i = names.index(decoder.field)
+            columns[i], error = decoder.decode(batch.column(i), where)
+            if error is not None:
+                errors.append((decoder.field + "Error", error))
+        for name, error in errors:
+            names.append(name)
+            columns.append(error)
+        yield pa.RecordBatch.from_arrays(columns, names=names)

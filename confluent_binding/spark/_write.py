@@ -8,6 +8,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from .. import KafkaException, Producer
 from .._core import _produce_arrow
+from ._formats import Encoding, sink_encodings
 from ._options import SINK_OPTIONS, check_known, kafka_params, lowered
 
 _PRODUCER_FORBIDDEN = {"key.serializer", "value.serializer"}
@@ -77,6 +78,8 @@ def producer_config(kafka: Dict[str, str]) -> Dict[str, str]:
 class SinkOptions:
     kafka: Dict[str, str]
     topic: Optional[str]
+    # the key and value columns encoded in the Schema Registry wire format (valueFormat...)
+    encodings: Tuple[Encoding, ...] = ()
 
 
 def sink_options(options: Any, schema: Any) -> SinkOptions:
@@ -100,11 +103,16 @@ def sink_options(options: Any, schema: Any) -> SinkOptions:
             "Required attribute 'value' not found: the DataFrame to write needs a "
             "'value' column (string or binary)"
         )
+    encodings = tuple(sink_encodings(opts, schema))
+    encoded = {e.field for e in encodings}
     for name in ("value", "key"):
+        if name in encoded:
+            continue
         if name in fields and not isinstance(fields[name], (StringType, BinaryType)):
             raise ValueError(
-                "%s attribute type must be a string or binary, got %s"
-                % (name, fields[name].simpleString())
+                "%s attribute type must be a string or binary, got %s (or set the option "
+                "'%sFormat' to avro to write it in the Schema Registry's Avro wire format)"
+                % (name, fields[name].simpleString(), name)
             )
     if topic is None:
         if "topic" not in fields:
@@ -136,7 +144,7 @@ def sink_options(options: Any, schema: Any) -> SinkOptions:
                 "headers attribute type must be array<struct<key:string,value:binary>>, "
                 "got %s" % h.simpleString()
             )
-    return SinkOptions(kafka=kafka, topic=topic)
+    return SinkOptions(kafka=kafka, topic=topic, encodings=encodings)
 
 
 def _column(batch: Any, name: str) -> Any:
@@ -212,6 +220,27 @@ def produce_batch(producer: Producer, topic: Optional[str], batch: Any) -> int:
     )
 
 
+def encoded(opts: SinkOptions, batches: Iterator[Any]) -> Iterator[Any]:
+    """``batches`` with the key and/or value column encoded in the Schema Registry wire format
+    (one serializer per column, for the whole task)."""
+    import pyarrow as pa
+
+    encoders = [e.encoder() for e in opts.encodings]
+    for batch in batches:
+        topics: List[Any]
+        if opts.topic is not None:
+            topics = [opts.topic] * batch.num_rows
+        else:
+            column = _column(batch, "topic")
+            topics = column.to_pylist() if column is not None else [None] * batch.num_rows
+        names = [n.lower() for n in batch.schema.names]
+        columns = list(batch.columns)
+        for encoder in encoders:
+            i = names.index(str(encoder.field))
+            columns[i] = encoder.encode(columns[i], topics)
+        yield pa.RecordBatch.from_arrays(columns, names=names)
+
+
 def write_batches(opts: SinkOptions, batches: Iterator[Any]) -> int:
     """Produces every row of ``batches``; returns how many. Raises ``KafkaException`` with the
     first failed delivery's error after the producer flushed (the task then fails)."""
@@ -225,6 +254,8 @@ def write_batches(opts: SinkOptions, batches: Iterator[Any]) -> int:
     conf: Dict[str, Any] = dict(opts.kafka)
     conf["on_delivery"] = on_delivery
     conf["delivery.report.only.error"] = True
+    if opts.encodings:
+        batches = encoded(opts, batches)
     producer = Producer(conf)
     count = 0
     try:

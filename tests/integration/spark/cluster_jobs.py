@@ -97,3 +97,26 @@ def batch_write(spark, bootstrap, topic, n, tasks):
         .save()
     )
     return n
+
+
+# The typed value columns of the Schema Registry tests' topic (test_spark_schema_registry.py),
+# with the timestamp as microseconds (independent of the session's time zone), and one JSON
+# string per row of them.
+AVRO_COLUMNS = (
+    "value.id AS id",
+    "unix_micros(value.ts) AS ts",
+    "value.tags AS tags",
+    "value.kind AS kind",
+    "value.price AS price",
+    "value.day AS day",
+    "value.attrs AS attrs",
+    "value.uid AS uid",
+    "value.line AS line",
+)
+AVRO_JSON = "to_json(struct(offset, %s)) AS row" % ", ".join(AVRO_COLUMNS)
+
+
+def read_avro_json(spark, bootstrap, topic, registry):
+    """A batch read of Avro values (valueFormat=avro), as sorted JSON strings (AVRO_JSON)."""
+    df = _source(spark, bootstrap, topic, valueFormat="avro", **{"schema.registry.url": registry})
+    return sorted(r[0] for r in df.selectExpr(AVRO_JSON).collect())

@@ -52,11 +52,24 @@ def connector_jars():
     return jars if len(jars) == len(CONNECTOR_JARS) else []
 
 
+def avro_jars():
+    """spark-avro (from_avro, to_avro) as `make spark-connector-jars` fetches it; its Avro
+    library is among pyspark's own jars."""
+    import pyspark
+
+    from confluent_binding.testing._jars import cache_dir
+
+    target = cache_dir() / ("spark-avro-%s" % pyspark.__version__)
+    if not (target / ".complete").exists():
+        return []
+    return sorted(str(p) for p in target.glob("spark-avro_*.jar"))
+
+
 @pytest.fixture(scope="session")
 def builtin_kafka(spark):
     """The format name of Spark's own Kafka connector, when its jars are on the session's
     classpath (`make bench-spark` or `make spark-connector-jars` fetches them)."""
-    if not spark.conf.get("spark.jars", ""):
+    if not connector_jars():
         pytest.skip("Spark's Kafka connector jars are not fetched (make spark-connector-jars)")
     return "kafka"
 
@@ -82,7 +95,7 @@ def spark(tmp_path_factory):
         .config("spark.python.worker.reuse", "true")
         # as the cluster's driver (tests/support/spark_cluster.py): no native snappy for parquet
         .config("spark.sql.parquet.compression.codec", "uncompressed")
-        .config("spark.jars", ",".join(connector_jars()))
+        .config("spark.jars", ",".join(connector_jars() + avro_jars()))
         .getOrCreate()
     )
     session.sparkContext.setLogLevel("ERROR")
