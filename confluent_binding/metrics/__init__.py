@@ -1,0 +1,123 @@
+"""Observability of the clients: librdkafka's statistics parsed into typed objects, exported
+as OpenTelemetry metrics (and, through OpenTelemetry's Prometheus exporter, to Prometheus), and
+librdkafka's log lines routed through Python's ``logging``.
+
+One line turns metrics on for a client's configuration, whichever face makes the client::
+
+    from confluent_binding import metrics
+
+    endpoint = metrics.serve_prometheus(9464)                         # optional: a /metrics
+    producer = Producer(metrics.instrument(conf, endpoint))           # sync clients
+    producer = AIOProducer(metrics.instrument(conf, endpoint))        # asyncio clients
+    producer = AIOKafkaProducer(..., extra=metrics.instrument({}, endpoint))   # aiokafka face
+
+Without a provider, :func:`instrument` reports to OpenTelemetry's global MeterProvider. The
+statistics are parsed once per ``statistics.interval.ms`` inside the ``poll()`` (``flush()``,
+``consume()``) that serves them, never per message; the instruments read the latest sample when
+a reader collects. The OpenTelemetry parts need the ``[metrics]`` extra (the Prometheus endpoint
+the ``[prometheus]`` one); the parsed statistics and the logging need nothing.
+"""
+from typing import Any, Dict, Mapping, Optional
+
+from ._logs import LOGGER_PREFIX, ClientLogs
+from ._prometheus import PrometheusEndpoint
+from ._statistics import (
+    BrokerStatistics,
+    GroupStatistics,
+    PartitionStatistics,
+    Statistics,
+    TopicStatistics,
+    Window,
+    parse_statistics,
+    parsed_stats_cb,
+)
+
+__all__ = ["Window", "BrokerStatistics", "PartitionStatistics", "TopicStatistics",
+           "GroupStatistics", "Statistics", "parse_statistics", "parsed_stats_cb",
+           "instrument", "serve_prometheus", "PrometheusEndpoint", "route_logs", "ClientLogs",
+           "LOGGER_PREFIX", "DEFAULT_INTERVAL_MS"]
+
+#: the statistics interval :func:`instrument` sets when the configuration has none
+DEFAULT_INTERVAL_MS = 5000
+_INTERVAL = "statistics.interval.ms"
+
+
+def _interval_ms(conf: Mapping[str, Any], interval_ms: Optional[int]) -> int:
+    value = interval_ms if interval_ms is not None else conf.get(_INTERVAL, DEFAULT_INTERVAL_MS)
+    try:
+        ms = int(value)
+    except (TypeError, ValueError):
+        raise ValueError("%s must be a whole number of milliseconds, not %r"
+                         % (_INTERVAL, value)) from None
+    if ms <= 0:
+        raise ValueError("metrics need statistics: %s must be positive, not %d"
+                         % (_INTERVAL, ms))
+    return ms
+
+
+def instrument(conf: Optional[Mapping[str, Any]] = None, meter_provider: Any = None, *,
+               interval_ms: Optional[int] = None, logs: bool = False) -> Dict[str, Any]:
+    """A copy of the client configuration ``conf`` whose client reports its statistics as
+    OpenTelemetry metrics (the guide's metrics table lists them).
+
+    ``meter_provider``: an OpenTelemetry MeterProvider, or a :class:`PrometheusEndpoint` from
+    :func:`serve_prometheus`; None: OpenTelemetry's global one. ``interval_ms``: the
+    statistics interval, and so how fresh the metrics are (default: the configuration's
+    ``statistics.interval.ms``, else 5000). A ``stats_cb`` or ``error_cb`` already in ``conf``
+    keeps being called as before (``stats_cb`` with the raw JSON). ``logs=True`` also routes
+    librdkafka's logs through ``logging`` (:func:`route_logs`)."""
+    try:
+        from ._otel import recorder_for
+    except ImportError as e:
+        raise ImportError("confluent_binding.metrics.instrument() needs the [metrics] extra "
+                          "(opentelemetry-api): %s" % e) from e
+    conf = dict(conf or {})
+    ms = _interval_ms(conf, interval_ms)
+    recorder = recorder_for(getattr(meter_provider, "meter_provider", meter_provider))
+    keep_for = max(10 * ms / 1000.0, 30.0)
+    client_id = str(conf.get("client.id", "rdkafka"))
+    user_stats, user_error = conf.get("stats_cb"), conf.get("error_cb")
+    for name, cb in (("stats_cb", user_stats), ("error_cb", user_error)):
+        if cb is not None and not callable(cb):
+            raise TypeError("%s must be callable, not %s" % (name, type(cb).__name__))
+
+    def stats_cb(text: str) -> Any:
+        recorder.record(Statistics.from_json(text), keep_for)
+        if user_stats is not None:
+            return user_stats(text)
+        return None
+
+    def error_cb(err: Any) -> Any:
+        recorder.count_error(client_id, err)
+        if user_error is not None:
+            return user_error(err)
+        return None
+
+    conf[_INTERVAL] = ms
+    conf["stats_cb"] = stats_cb
+    conf["error_cb"] = error_cb
+    return route_logs(conf) if logs else conf
+
+
+def serve_prometheus(port: int = 9464, addr: str = "127.0.0.1", resource: Any = None
+                     ) -> PrometheusEndpoint:
+    """Start an HTTP server answering Prometheus scrapes at ``/metrics`` on ``addr:port``
+    (port 0: a free one, see ``.port``) and return it (a ``PrometheusEndpoint``): give it to
+    :func:`instrument` as the provider. ``close()`` stops it. Needs the ``[prometheus]``
+    extra. OpenTelemetry's Prometheus exporter names the series: dots become underscores,
+    counters end in ``_total``, a unit is appended (``kafka_broker_rtt_seconds``)."""
+    return PrometheusEndpoint(port, addr, resource)
+
+
+def route_logs(conf: Optional[Mapping[str, Any]] = None, prefix: str = LOGGER_PREFIX
+               ) -> Dict[str, Any]:
+    """A copy of ``conf`` whose client sends librdkafka's log lines to Python's ``logging``:
+    to the logger ``<prefix>.<client instance name>`` (e.g.
+    ``confluent_binding.librdkafka.rdkafka#producer-1``), levels mapped from syslog's. As with
+    confluent-kafka's ``logger`` key, the lines are served by ``poll()``, ``flush()`` and
+    ``consume()`` on the calling thread. ``log_level`` and ``debug`` choose what librdkafka
+    logs."""
+    conf = dict(conf or {})
+    conf["logger"] = ClientLogs(prefix)
+    return conf
+
