@@ -10,6 +10,7 @@ from typing import (
     Dict,
     FrozenSet,
     Generator,
+    Generic,
     Iterable,
     Iterator,
     List,
@@ -23,7 +24,12 @@ from typing import (
     overload,
 )
 
-from typing_extensions import disjoint_base
+from typing_extensions import TypeVar, disjoint_base
+
+# The key and value types of a Message: bytes as read from the broker; a deserializing consumer's
+# messages hold its deserializers' objects (``Message[str, dict]``).
+_K = TypeVar("_K", default=bytes)
+_V = TypeVar("_V", default=bytes)
 
 _HeaderValue = Union[str, bytes, None]
 _Headers = Union[List[Tuple[str, _HeaderValue]], Dict[str, _HeaderValue]]
@@ -368,7 +374,7 @@ class GroupMetadata:
     def __init__(self) -> None: ...
 
 @disjoint_base
-class Message:
+class Message(Generic[_K, _V]):
     """A Kafka message: what a consumer receives and what a delivery report describes. Holds
     copies of the topic, key, value and headers; it owns no librdkafka memory. Constructed from
     Python in confluent-kafka's positional and keyword forms, subclassed, pickled (a subclass's
@@ -393,11 +399,11 @@ class Message:
         """The message's offset in its partition, or None when it has none (not yet
         delivered, a failed delivery, an error event).
         """
-    def key(self) -> Any:
+    def key(self) -> Optional[_K]:
         """The key (bytes as read from the broker; whatever ``set_key()`` stored), or None
         when the message has no key.
         """
-    def value(self) -> Any:
+    def value(self) -> Optional[_V]:
         """The value (payload): bytes as read from the broker, or None for a null value
         (a tombstone) and for events.
         """
@@ -834,7 +840,7 @@ class ShareConsumer(_Handle):
 class _AdminClientImpl(_Handle):
     # the compiled half of confluent_binding.admin.AdminClient; request methods take plain
     # request data and the Future(s) the result completes
-    def __init__(self, *args: Dict[str, Any], **kwargs: Any) -> None: ...
+    def __init__(self, *args: Optional[Dict[str, Any]], **kwargs: Any) -> None: ...
     def _create_topics(self, specs: List[Any], future: Any, opts: Dict[str, Any]) -> None: ...
     def _delete_topics(self, topics: List[Any], future: Any, opts: Dict[str, Any]) -> None: ...
     def _create_partitions(self, specs: List[Any], future: Any, opts: Dict[str, Any]) -> None: ...

@@ -11,21 +11,38 @@ import concurrent.futures
 import threading
 import warnings
 import weakref
+from concurrent.futures import Future
+from typing import Any, Dict, List, Optional, Tuple, Union, overload
 
-from .._core import OFFSET_INVALID, TopicPartition, _AdminClientImpl
+from .._core import (
+    OFFSET_INVALID,
+    ClusterMetadata,
+    GroupMetadata,
+    TopicPartition,
+    _AdminClientImpl,
+)
+from ..error import KafkaException
 from . import _results
 from .acls import AclBinding, AclBindingFilter
+from .cluster import DescribeClusterResult
 from .configs import AlterConfigOpType, ConfigEntry, ConfigResource
-from .groups import ConsumerGroupState, ConsumerGroupTopicPartitions, ConsumerGroupType
-from .offsets import ElectionType, IsolationLevel, OffsetSpec
+from .groups import (
+    ConsumerGroupDescription,
+    ConsumerGroupState,
+    ConsumerGroupTopicPartitions,
+    ConsumerGroupType,
+    ListConsumerGroupsResult,
+)
+from .offsets import DeletedRecords, ElectionType, IsolationLevel, ListOffsetsResultInfo, OffsetSpec
 from .scram import (
     ScramCredentialInfo,
     ScramMechanism,
     UserScramCredentialAlteration,
     UserScramCredentialDeletion,
+    UserScramCredentialsDescription,
     UserScramCredentialUpsertion,
 )
-from .topics import NewPartitions, NewTopic, TopicCollection
+from .topics import NewPartitions, NewTopic, TopicCollection, TopicDescription
 
 # options each request accepts (confluent-kafka's keyword arguments)
 _TIMEOUTS = ("request_timeout", "operation_timeout")
@@ -154,13 +171,13 @@ class AdminClient(_AdminClientImpl):
     still in flight.
     """
 
-    def __init__(self, conf=None, **kwargs):
+    def __init__(self, conf: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None:
         super().__init__(conf, **kwargs)
         self.__thread = threading.Thread(target=_serve_results, args=(weakref.ref(self),),
                                          name="AdminClient results", daemon=True)
         self.__thread.start()
 
-    def close(self):
+    def close(self) -> None:
         """Stop the result thread, fail requests still in flight, free the client."""
         thread = self.__dict__.get("_AdminClient__thread")
         self._stop_results()
@@ -168,16 +185,16 @@ class AdminClient(_AdminClientImpl):
             thread.join()
         self._close()
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def set_sasl_credentials(self, username, password):
+    def set_sasl_credentials(self, username: str, password: str) -> None:
         """Set the SASL PLAIN/SCRAM username and password for the next authentication."""
         super().set_sasl_credentials(username, password)
 
     # -- topics --------------------------------------------------------------------------------
 
-    def create_topics(self, new_topics, **kwargs):
+    def create_topics(self, new_topics: List[NewTopic], **kwargs: Any) -> Dict[str, Future[None]]:
         """Create topics: a dict {topic: Future} whose results are None.
 
         Options: ``operation_timeout``, ``request_timeout`` (seconds), ``validate_only``.
@@ -204,7 +221,7 @@ class AdminClient(_AdminClientImpl):
         self._create_topics(specs, _request(futmap, iter), opts)
         return futmap
 
-    def delete_topics(self, topics, **kwargs):
+    def delete_topics(self, topics: List[str], **kwargs: Any) -> Dict[str, Future[None]]:
         """Delete topics: a dict {topic: Future} whose results are None."""
         futmap = _futures(topics)
         if not isinstance(topics, list):
@@ -217,7 +234,8 @@ class AdminClient(_AdminClientImpl):
                             _request(futmap, iter), opts)
         return futmap
 
-    def create_partitions(self, new_partitions, **kwargs):
+    def create_partitions(self, new_partitions: List[NewPartitions],
+                          **kwargs: Any) -> Dict[str, Future[None]]:
         """Raise partition counts: a dict {topic: Future} whose results are None."""
         futmap = _futures([p.topic for p in new_partitions])
         if not new_partitions:
@@ -234,7 +252,8 @@ class AdminClient(_AdminClientImpl):
         self._create_partitions(specs, _request(futmap, iter), opts)
         return futmap
 
-    def describe_topics(self, topics, **kwargs):
+    def describe_topics(self, topics: TopicCollection,
+                        **kwargs: Any) -> Dict[str, Future[TopicDescription]]:
         """Describe topics: a dict {topic: Future} whose results are TopicDescription."""
         if not isinstance(topics, TopicCollection):
             raise TypeError("Expected input to be instance of TopicCollection")
@@ -252,13 +271,13 @@ class AdminClient(_AdminClientImpl):
             futmap, lambda rs: in_order_values(futmap, rs, _results.topic_description)), opts)
         return futmap
 
-    def list_topics(self, topic=None, timeout=-1):
+    def list_topics(self, topic: Optional[str] = None, timeout: float = -1) -> ClusterMetadata:
         """Cluster metadata (brokers, topics, partitions) as a ClusterMetadata."""
         return super().list_topics(topic, timeout)
 
     # -- cluster -------------------------------------------------------------------------------
 
-    def describe_cluster(self, **kwargs):
+    def describe_cluster(self, **kwargs: Any) -> Future[DescribeClusterResult]:
         """Describe the cluster: a Future whose result is a DescribeClusterResult."""
         opts = _options(kwargs, ("request_timeout", "include_authorized_operations"))
         fut = _new_future()
@@ -269,7 +288,8 @@ class AdminClient(_AdminClientImpl):
 
     # -- configs -------------------------------------------------------------------------------
 
-    def describe_configs(self, resources, **kwargs):
+    def describe_configs(self, resources: List[ConfigResource], **kwargs: Any
+                         ) -> Dict[ConfigResource, Future[Dict[str, ConfigEntry]]]:
         """Describe configs: a dict {ConfigResource: Future} whose results are
         {name: ConfigEntry}."""
         futmap = _futures(resources, ConfigResource)
@@ -280,7 +300,8 @@ class AdminClient(_AdminClientImpl):
                                _request(futmap, _results.config_results(True)), opts)
         return futmap
 
-    def alter_configs(self, resources, **kwargs):
+    def alter_configs(self, resources: List[ConfigResource],
+                      **kwargs: Any) -> Dict[ConfigResource, Future[None]]:
         """Replace configs (deprecated by the broker: prefer incremental_alter_configs()):
         a dict {ConfigResource: Future} whose results are None."""
         warnings.warn("alter_configs has been deprecated. Use incremental_alter_configs instead.",
@@ -294,7 +315,8 @@ class AdminClient(_AdminClientImpl):
                             _request(futmap, _results.config_results(False)), opts)
         return futmap
 
-    def incremental_alter_configs(self, resources, **kwargs):
+    def incremental_alter_configs(self, resources: List[ConfigResource],
+                                  **kwargs: Any) -> Dict[ConfigResource, Future[None]]:
         """SET/DELETE/APPEND/SUBTRACT config values: a dict {ConfigResource: Future} whose
         results are None."""
         futmap = _futures(resources, ConfigResource, TypeError)
@@ -331,7 +353,8 @@ class AdminClient(_AdminClientImpl):
 
     # -- ACLs ----------------------------------------------------------------------------------
 
-    def create_acls(self, acls, **kwargs):
+    def create_acls(self, acls: List[AclBinding],
+                    **kwargs: Any) -> Dict[AclBinding, Future[None]]:
         """Create ACL bindings: a dict {AclBinding: Future} whose results are None."""
         if len(set(acls)) != len(acls):
             raise ValueError("duplicate ACL bindings not allowed")
@@ -343,7 +366,8 @@ class AdminClient(_AdminClientImpl):
                           _request(futmap, _results.in_order(futmap)), opts)
         return futmap
 
-    def describe_acls(self, acl_binding_filter, **kwargs):
+    def describe_acls(self, acl_binding_filter: AclBindingFilter,
+                      **kwargs: Any) -> Future[List[AclBinding]]:
         """ACL bindings matching a filter: a Future whose result is a list of AclBinding."""
         opts = _options(kwargs, ("request_timeout",))
         self._check_open()      # before the filter is checked, as confluent-kafka
@@ -355,7 +379,8 @@ class AdminClient(_AdminClientImpl):
         self._describe_acls(_acl_tuple(acl_binding_filter), inner, opts)
         return fut
 
-    def delete_acls(self, acl_binding_filters, **kwargs):
+    def delete_acls(self, acl_binding_filters: List[AclBindingFilter], **kwargs: Any
+                    ) -> Dict[AclBindingFilter, Future[List[AclBinding]]]:
         """Delete the ACL bindings matching each filter: a dict {AclBindingFilter: Future}
         whose results are the deleted AclBindings."""
         if len(set(acl_binding_filters)) != len(acl_binding_filters):
@@ -375,7 +400,7 @@ class AdminClient(_AdminClientImpl):
 
     # -- consumer groups -----------------------------------------------------------------------
 
-    def list_consumer_groups(self, **kwargs):
+    def list_consumer_groups(self, **kwargs: Any) -> Future[ListConsumerGroupsResult]:
         """List groups: a Future whose result is a ListConsumerGroupsResult.
 
         Options: ``states`` (set of ConsumerGroupState), ``types`` (set of ConsumerGroupType),
@@ -406,7 +431,8 @@ class AdminClient(_AdminClientImpl):
         self._list_consumer_groups(inner, opts)
         return fut
 
-    def describe_consumer_groups(self, group_ids, **kwargs):
+    def describe_consumer_groups(self, group_ids: List[str], **kwargs: Any
+                                 ) -> Dict[str, Future[ConsumerGroupDescription]]:
         """Describe groups: a dict {group_id: Future} whose results are
         ConsumerGroupDescription."""
         if not isinstance(group_ids, list):
@@ -423,7 +449,8 @@ class AdminClient(_AdminClientImpl):
             opts)
         return futmap
 
-    def delete_consumer_groups(self, group_ids, **kwargs):
+    def delete_consumer_groups(self, group_ids: List[str],
+                               **kwargs: Any) -> Dict[str, Future[None]]:
         """Delete groups: a dict {group_id: Future} whose results are None."""
         if not isinstance(group_ids, list):
             raise TypeError("Expected input to be list of group ids to be deleted")
@@ -435,7 +462,9 @@ class AdminClient(_AdminClientImpl):
                                      opts)
         return futmap
 
-    def list_consumer_group_offsets(self, list_consumer_group_offsets_request, **kwargs):
+    def list_consumer_group_offsets(
+            self, list_consumer_group_offsets_request: List[ConsumerGroupTopicPartitions],
+            **kwargs: Any) -> Dict[str, Future[ConsumerGroupTopicPartitions]]:
         """Committed offsets of one group: a dict {group_id: Future} whose results are
         ConsumerGroupTopicPartitions. Option: ``require_stable``, ``request_timeout``."""
         request = list_consumer_group_offsets_request
@@ -461,7 +490,9 @@ class AdminClient(_AdminClientImpl):
             _request(futmap, lambda rs: in_order_values(futmap, rs, _results.group_offsets)), opts)
         return futmap
 
-    def alter_consumer_group_offsets(self, alter_consumer_group_offsets_request, **kwargs):
+    def alter_consumer_group_offsets(
+            self, alter_consumer_group_offsets_request: List[ConsumerGroupTopicPartitions],
+            **kwargs: Any) -> Dict[str, Future[ConsumerGroupTopicPartitions]]:
         """Commit offsets for one group: a dict {group_id: Future} whose results are
         ConsumerGroupTopicPartitions."""
         request = alter_consumer_group_offsets_request
@@ -489,21 +520,23 @@ class AdminClient(_AdminClientImpl):
             _request(futmap, lambda rs: in_order_values(futmap, rs, _results.group_offsets)), opts)
         return futmap
 
-    def list_groups(self, group=None, timeout=-1):
+    def list_groups(self, group: Optional[str] = None,
+                    timeout: float = -1) -> List[GroupMetadata]:
         """Groups and their members as GroupMetadata (deprecated in confluent-kafka: prefer
         list_consumer_groups() and describe_consumer_groups())."""
         if group is not None and not isinstance(group, str):
             raise TypeError("argument 1 must be str or None, not %s" % type(group).__name__)
         return self._list_groups(group, timeout)
 
-    def poll(self, timeout=-1):
+    def poll(self, timeout: Optional[float] = -1) -> int:
         """Serve error_cb, stats_cb and logger; wait up to ``timeout`` seconds for
         the first event. Returns how many events were served."""
         return super().poll(_number(timeout))
 
     # -- offsets and records -------------------------------------------------------------------
 
-    def list_offsets(self, topic_partition_offsets, **kwargs):
+    def list_offsets(self, topic_partition_offsets: Dict[TopicPartition, OffsetSpec],
+                     **kwargs: Any) -> Dict[TopicPartition, Future[ListOffsetsResultInfo]]:
         """Offsets by spec: a dict {TopicPartition: Future} whose results are
         ListOffsetsResultInfo. Options: ``isolation_level``, ``request_timeout``."""
         if not isinstance(topic_partition_offsets, dict):
@@ -538,7 +571,8 @@ class AdminClient(_AdminClientImpl):
         self._list_offsets(_parts(requests), _request(futmap, _results.listed_offsets), opts)
         return futmap
 
-    def delete_records(self, topic_partition_offsets, **kwargs):
+    def delete_records(self, topic_partition_offsets: List[TopicPartition],
+                       **kwargs: Any) -> Dict[TopicPartition, Future[DeletedRecords]]:
         """Delete records before each partition's offset: a dict {TopicPartition: Future}
         whose results are DeletedRecords."""
         request = topic_partition_offsets
@@ -555,7 +589,9 @@ class AdminClient(_AdminClientImpl):
         self._delete_records(_parts(request), _request(futmap, _results.deleted_records), opts)
         return futmap
 
-    def elect_leaders(self, election_type, partitions=None, **kwargs):
+    def elect_leaders(self, election_type: ElectionType,
+                      partitions: Optional[List[TopicPartition]] = None, **kwargs: Any
+                      ) -> Future[Dict[TopicPartition, Optional[KafkaException]]]:
         """Elect preferred or unclean leaders: a Future whose result is
         {TopicPartition: KafkaException or None}."""
         if not isinstance(election_type, ElectionType):
@@ -581,7 +617,20 @@ class AdminClient(_AdminClientImpl):
 
     # -- SCRAM ---------------------------------------------------------------------------------
 
-    def describe_user_scram_credentials(self, users=None, **kwargs):
+    @overload
+    def describe_user_scram_credentials(
+            self, users: None = None, **kwargs: Any
+    ) -> Future[Dict[str, UserScramCredentialsDescription]]: ...
+
+    @overload
+    def describe_user_scram_credentials(
+            self, users: List[str], **kwargs: Any
+    ) -> Dict[str, Future[UserScramCredentialsDescription]]: ...
+
+    def describe_user_scram_credentials(
+            self, users: Optional[List[str]] = None, **kwargs: Any
+    ) -> Union[Future[Dict[str, UserScramCredentialsDescription]],
+               Dict[str, Future[UserScramCredentialsDescription]]]:
         """SCRAM credentials of ``users`` (all users when None): a dict {user: Future} of
         UserScramCredentialsDescription, or for None one Future of such a dict."""
         if users is not None:
@@ -606,13 +655,14 @@ class AdminClient(_AdminClientImpl):
                                               _request(futmap, _results.scram_descriptions), opts)
         return futmap
 
-    def alter_user_scram_credentials(self, alterations, **kwargs):
+    def alter_user_scram_credentials(self, alterations: List[UserScramCredentialAlteration],
+                                     **kwargs: Any) -> Dict[str, Future[None]]:
         """Upsert or delete SCRAM credentials: a dict {user: Future} whose results are None."""
         if not isinstance(alterations, list):
             raise TypeError("Expected input to be list")
         if not alterations:
             raise ValueError("Expected at least one alteration")
-        requests = []
+        requests: List[Tuple[Any, ...]] = []
         for alt in alterations:
             if not isinstance(alt, UserScramCredentialAlteration):
                 raise TypeError("Expected each element of list to be subclass of "

@@ -2,9 +2,12 @@
 confluent-kafka, so code that catches them keeps working)."""
 
 from enum import Enum
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Type, TypeVar
+
+_E = TypeVar("_E", bound=Enum)
 
 
-def to_enum(value, enum_class):
+def to_enum(value: Any, enum_class: Type[_E]) -> _E:
     """``value`` as a member of ``enum_class``: a member, its name (any case) or its number."""
     if isinstance(value, str):
         try:
@@ -19,7 +22,7 @@ def to_enum(value, enum_class):
     return value
 
 
-def to_enum_list(values, enum_class):
+def to_enum_list(values: Any, enum_class: Type[_E]) -> Optional[List[_E]]:
     """A list of ``enum_class`` members, or None for a missing or empty list."""
     if not values:
         return None
@@ -29,13 +32,13 @@ def to_enum_list(values, enum_class):
 class OrderedEnum(Enum):
     """An Enum whose members order by value (confluent's admin enums do)."""
 
-    def __lt__(self, other):
+    def __lt__(self, other: object) -> bool:
         if not isinstance(other, type(self)):
             return NotImplemented
         return self.value < other.value
 
 
-def check_int32(value, what=None):
+def check_int32(value: Any, what: Optional[str] = None) -> int:
     """``value`` as a C int, with CPython's argument-parsing messages."""
     import operator
 
@@ -47,21 +50,22 @@ def check_int32(value, what=None):
     return value
 
 
-def check_str_arg(value, position):
+def check_str_arg(value: Any, position: int) -> str:
     """A required ``str`` positional argument, with CPython's argument-parsing message."""
     if not isinstance(value, str):
         raise TypeError("argument %d must be str, not %s" % (position, _type_name(value)))
     return value
 
 
-def _type_name(value):
+def _type_name(value: object) -> str:
     return "None" if value is None else type(value).__name__
 
 
 _MISSING = object()
 
 
-def parse_args(args, kwargs, names, required):
+def parse_args(args: Tuple[Any, ...], kwargs: Dict[str, Any], names: Sequence[str],
+               required: int) -> List[Any]:
     """Bind ``args``/``kwargs`` to ``names`` the way CPython's C argument parser does, with its
     messages (the compiled confluent-kafka types are built that way). Missing optional
     arguments come back as ``_MISSING``."""

@@ -1,7 +1,7 @@
 """ACL bindings and filters: create_acls(), describe_acls(), delete_acls()."""
 
 import functools
-from typing import Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ._convert import OrderedEnum, to_enum
 
@@ -66,15 +66,16 @@ class AclBinding:
     """
 
     _required: Tuple[str, ...] = _FIELDS
-    _forbidden = {
+    _forbidden: Dict[str, Tuple[OrderedEnum, ...]] = {
         "restype": (ResourceType.ANY,),
         "resource_pattern_type": (ResourcePatternType.ANY, ResourcePatternType.MATCH),
         "operation": (AclOperation.ANY,),
         "permission_type": (AclPermissionType.ANY,),
     }
 
-    def __init__(self, restype, name, resource_pattern_type, principal, host, operation,
-                 permission_type):
+    def __init__(self, restype: Any, name: Optional[str], resource_pattern_type: Any,
+                 principal: Optional[str], host: Optional[str], operation: Any,
+                 permission_type: Any) -> None:
         values = dict(zip(_FIELDS, (restype, name, resource_pattern_type, principal, host,
                                     operation, permission_type)))
         for field in self._required:
@@ -83,38 +84,39 @@ class AclBinding:
         for field in ("name", "principal", "host"):
             if values[field] is not None and not isinstance(values[field], str):
                 raise TypeError("Expected %s to be a string" % (field,))
-        self.restype = to_enum(restype, ResourceType)
-        self.name = name
-        self.resource_pattern_type = to_enum(resource_pattern_type, ResourcePatternType)
-        self.principal = principal
-        self.host = host
-        self.operation = to_enum(operation, AclOperation)
-        self.permission_type = to_enum(permission_type, AclPermissionType)
+        self.restype: ResourceType = to_enum(restype, ResourceType)
+        self.name: Optional[str] = name
+        self.resource_pattern_type: ResourcePatternType = to_enum(resource_pattern_type,
+                                                                  ResourcePatternType)
+        self.principal: Optional[str] = principal
+        self.host: Optional[str] = host
+        self.operation: AclOperation = to_enum(operation, AclOperation)
+        self.permission_type: AclPermissionType = to_enum(permission_type, AclPermissionType)
         for field, forbidden in self._forbidden.items():
             member = getattr(self, field)
             if member in forbidden:
                 raise ValueError("Cannot use enum %s, value %s in this class"
                                  % (field, member.name))
-        self.restype_int = self.restype.value
-        self.resource_pattern_type_int = self.resource_pattern_type.value
-        self.operation_int = self.operation.value
-        self.permission_type_int = self.permission_type.value
+        self.restype_int: int = self.restype.value
+        self.resource_pattern_type_int: int = self.resource_pattern_type.value
+        self.operation_int: int = self.operation.value
+        self.permission_type_int: int = self.permission_type.value
 
-    def _to_tuple(self):
+    def _to_tuple(self) -> Tuple[Any, ...]:
         return tuple(getattr(self, f) for f in _FIELDS)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "%s(%s,%s,%s,%s,%s,%s,%s)" % ((type(self).__name__,) + self._to_tuple())
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._to_tuple())
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, AclBinding):
             return NotImplemented
         return self._to_tuple() == other._to_tuple()
 
-    def __lt__(self, other):
+    def __lt__(self, other: object) -> bool:
         if not isinstance(other, AclBinding):
             return NotImplemented
         return self._to_tuple() < other._to_tuple()
@@ -125,7 +127,7 @@ class AclBindingFilter(AclBinding):
     everything."""
 
     _required = ("restype", "resource_pattern_type", "operation", "permission_type")
-    _forbidden = {
+    _forbidden: Dict[str, Tuple[OrderedEnum, ...]] = {
         "restype": (ResourceType.UNKNOWN,),
         "resource_pattern_type": (ResourcePatternType.UNKNOWN,),
         "operation": (AclOperation.UNKNOWN,),

@@ -1,8 +1,12 @@
 """Consumer groups: list_consumer_groups(), describe_consumer_groups(),
 delete_consumer_groups(), list/alter_consumer_group_offsets()."""
 
+from typing import Any, List, Optional
+
+from .._core import KafkaError, TopicPartition
 from ._convert import OrderedEnum, to_enum, to_enum_list
 from .acls import AclOperation
+from .cluster import Node
 
 
 class ConsumerGroupState(OrderedEnum):
@@ -28,17 +32,22 @@ class ConsumerGroupType(OrderedEnum):
 class ConsumerGroupTopicPartitions:
     """A group id with partitions (and offsets): request and result of the group-offset calls."""
 
-    def __init__(self, group_id, topic_partitions=None):
-        self.group_id = group_id
-        self.topic_partitions = topic_partitions
+    def __init__(self, group_id: str,
+                 topic_partitions: Optional[List[TopicPartition]] = None) -> None:
+        self.group_id: str = group_id
+        self.topic_partitions: Optional[List[TopicPartition]] = topic_partitions
 
 
 class ConsumerGroupListing:
     """One group of list_consumer_groups()."""
 
-    def __init__(self, group_id, is_simple_consumer_group, state=None, type=None):
-        self.group_id = group_id
-        self.is_simple_consumer_group = is_simple_consumer_group
+    state: ConsumerGroupState
+    type: ConsumerGroupType
+
+    def __init__(self, group_id: str, is_simple_consumer_group: bool, state: Any = None,
+                 type: Any = None) -> None:
+        self.group_id: str = group_id
+        self.is_simple_consumer_group: bool = is_simple_consumer_group
         if state is not None:
             self.state = to_enum(state, ConsumerGroupState)
         if type is not None:
@@ -48,43 +57,51 @@ class ConsumerGroupListing:
 class ListConsumerGroupsResult:
     """Result of list_consumer_groups(): ``valid`` listings and per-broker ``errors``."""
 
-    def __init__(self, valid=None, errors=None):
-        self.valid = valid
-        self.errors = errors
+    def __init__(self, valid: Optional[List[ConsumerGroupListing]] = None,
+                 errors: Optional[List[KafkaError]] = None) -> None:
+        self.valid: Optional[List[ConsumerGroupListing]] = valid
+        self.errors: Optional[List[KafkaError]] = errors
 
 
 class MemberAssignment:
     """The partitions assigned to a group member."""
 
-    def __init__(self, topic_partitions):
-        self.topic_partitions = topic_partitions or []
+    def __init__(self, topic_partitions: Optional[List[TopicPartition]]) -> None:
+        self.topic_partitions: List[TopicPartition] = topic_partitions or []
 
 
 class MemberDescription:
     """A member of a described consumer group."""
 
-    def __init__(self, member_id, client_id, host, assignment, group_instance_id=None,
-                 target_assignment=None):
-        self.member_id = member_id
-        self.client_id = client_id
-        self.host = host
-        self.assignment = assignment
-        self.target_assignment = target_assignment
-        self.group_instance_id = group_instance_id
+    def __init__(self, member_id: str, client_id: str, host: str, assignment: MemberAssignment,
+                 group_instance_id: Optional[str] = None,
+                 target_assignment: Optional[MemberAssignment] = None) -> None:
+        self.member_id: str = member_id
+        self.client_id: str = client_id
+        self.host: str = host
+        self.assignment: MemberAssignment = assignment
+        self.target_assignment: Optional[MemberAssignment] = target_assignment
+        self.group_instance_id: Optional[str] = group_instance_id
 
 
 class ConsumerGroupDescription:
     """Result of describe_consumer_groups() for one group."""
 
-    def __init__(self, group_id, is_simple_consumer_group, members, partition_assignor, state,
-                 coordinator, authorized_operations=None, type=ConsumerGroupType.UNKNOWN):
-        self.group_id = group_id
-        self.is_simple_consumer_group = is_simple_consumer_group
-        self.members = members
-        self.authorized_operations = to_enum_list(authorized_operations, AclOperation)
-        self.partition_assignor = partition_assignor
+    state: ConsumerGroupState
+    type: ConsumerGroupType
+
+    def __init__(self, group_id: str, is_simple_consumer_group: bool,
+                 members: List[MemberDescription], partition_assignor: str, state: Any,
+                 coordinator: Optional[Node], authorized_operations: Optional[List[Any]] = None,
+                 type: Any = ConsumerGroupType.UNKNOWN) -> None:
+        self.group_id: str = group_id
+        self.is_simple_consumer_group: bool = is_simple_consumer_group
+        self.members: List[MemberDescription] = members
+        self.authorized_operations: Optional[List[AclOperation]] = to_enum_list(
+            authorized_operations, AclOperation)
+        self.partition_assignor: str = partition_assignor
         if state is not None:
             self.state = to_enum(state, ConsumerGroupState)
         if type is not None:
             self.type = to_enum(type, ConsumerGroupType)
-        self.coordinator = coordinator
+        self.coordinator: Optional[Node] = coordinator

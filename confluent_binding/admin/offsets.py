@@ -1,6 +1,6 @@
 """Offsets and records: list_offsets(), delete_records(), elect_leaders()."""
 
-from typing import Dict
+from typing import Dict, Optional
 
 from ._convert import OrderedEnum
 
@@ -35,38 +35,42 @@ class OffsetSpec:
 
     _specials: Dict[int, "OffsetSpec"] = {}
 
-    def __new__(cls, index):
+    def __new__(cls, index: int) -> "OffsetSpec":
         if index < 0:
             return cls._specials[index]
         return TimestampSpec(index)
 
     @classmethod
-    def earliest(cls):
+    def earliest(cls) -> "OffsetSpec":
         """The spec of a partition's earliest offset (its log start), as ``OffsetSpec(-2)``."""
         return cls._specials[OFFSET_SPEC_EARLIEST]
 
     @classmethod
-    def latest(cls):
+    def latest(cls) -> "OffsetSpec":
         """The spec of a partition's latest offset (the next one to be written, the high
         watermark), as ``OffsetSpec(-1)``.
         """
         return cls._specials[OFFSET_SPEC_LATEST]
 
     @classmethod
-    def max_timestamp(cls):
+    def max_timestamp(cls) -> "OffsetSpec":
         """The spec of the offset of the message with the largest timestamp, as
         ``OffsetSpec(-3)``.
         """
         return cls._specials[OFFSET_SPEC_MAX_TIMESTAMP]
 
     @classmethod
-    def for_timestamp(cls, timestamp):
+    def for_timestamp(cls, timestamp: int) -> "OffsetSpec":
         """The spec of the earliest offset whose timestamp is at or after ``timestamp``
         (milliseconds since the epoch); list_offsets() gives -1 when there is none.
         """
         return TimestampSpec(timestamp)
 
-    def __lt__(self, other):
+    @property
+    def _value(self) -> int:
+        raise NotImplementedError
+
+    def __lt__(self, other: object) -> bool:
         if not isinstance(other, OffsetSpec):
             return NotImplemented
         return self._value < other._value
@@ -75,25 +79,25 @@ class OffsetSpec:
 class TimestampSpec(OffsetSpec):
     """The first offset whose timestamp is at or after ``timestamp`` (ms)."""
 
-    def __new__(cls, timestamp):
+    def __new__(cls, timestamp: int) -> "TimestampSpec":
         return object.__new__(cls)
 
-    def __init__(self, timestamp):
-        self.timestamp = timestamp
+    def __init__(self, timestamp: int) -> None:
+        self.timestamp: int = timestamp
 
     @property
-    def _value(self):
+    def _value(self) -> int:
         return self.timestamp
 
 
 class _SpecialSpec(OffsetSpec):
     _number: int
 
-    def __new__(cls):
+    def __new__(cls) -> "_SpecialSpec":
         return object.__new__(cls)
 
     @property
-    def _value(self):
+    def _value(self) -> int:
         return self._number
 
 
@@ -122,14 +126,14 @@ OffsetSpec._specials.update(
 class ListOffsetsResultInfo:
     """Result of list_offsets() for one partition (``leader_epoch`` None when unknown)."""
 
-    def __init__(self, offset, timestamp, leader_epoch):
-        self.offset = offset
-        self.timestamp = timestamp
-        self.leader_epoch = leader_epoch if leader_epoch >= 0 else None
+    def __init__(self, offset: int, timestamp: int, leader_epoch: int) -> None:
+        self.offset: int = offset
+        self.timestamp: int = timestamp
+        self.leader_epoch: Optional[int] = leader_epoch if leader_epoch >= 0 else None
 
 
 class DeletedRecords:
     """Result of delete_records() for one partition: its new low watermark."""
 
-    def __init__(self, low_watermark):
-        self.low_watermark = low_watermark
+    def __init__(self, low_watermark: int) -> None:
+        self.low_watermark: int = low_watermark

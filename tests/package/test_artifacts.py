@@ -6,6 +6,7 @@ directory, against the real brokers of the test session (PLAINTEXT, SSL, SASL/SC
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -195,3 +196,114 @@ def test_sdist_installs_with_pip(tmp_path, kafka_cluster):
     assert "librdkafka API: public" in out, out[-3000:]
     clusters = {"PLAINTEXT": _listener(kafka_cluster, "sdist", kafka_cluster.client_config())}
     _standalone_check(python, tmp_path, clusters)
+
+
+# confluent-kafka's extras (its metadata's Provides-Extra) the package leaves out: its development
+# tooling, not features of the client. Every other name is an extra of the package too.
+CONFLUENT_KAFKA_DEVELOPMENT_EXTRAS = {"dev", "docs", "examples", "soaktest"}
+
+
+def _wheel_dist_info(wheel, name):
+    with zipfile.ZipFile(wheel) as zf:
+        found = [n for n in zf.namelist()
+                 if n.count("/") == 1 and n.split("/")[0].endswith(".dist-info")
+                 and n.endswith("/" + name)]
+        assert len(found) == 1, (name, found)
+        return zf.read(found[0]).decode()
+
+
+def test_wheel_metadata_has_confluent_kafka_extras_and_project_urls():
+    import email.parser
+    import importlib.metadata
+
+    wheel = _artifact("confluent_binding-*-%s-%s-*.whl" % (TAG, TAG))
+    meta = email.parser.Parser().parsestr(_wheel_dist_info(wheel, "METADATA"))
+    ours = set(meta.get_all("Provides-Extra"))
+    theirs = set(importlib.metadata.metadata("confluent-kafka").get_all("Provides-Extra"))
+    assert theirs - ours == CONFLUENT_KAFKA_DEVELOPMENT_EXTRAS, sorted(theirs - ours)
+    requires = meta.get_all("Requires-Dist")
+    assert 'confluent_binding[schemaregistry]; extra == "schema-registry"' in requires, requires
+    urls = dict(u.split(", ", 1) for u in meta.get_all("Project-URL"))
+    assert {"Documentation", "Source", "Changelog"} <= set(urls), urls
+    assert all(u.startswith("https://") for u in urls.values()), urls
+    assert urls["Changelog"].endswith("/CHANGELOG.md"), urls
+
+
+def _pip_dry_run(requirement, cwd):
+    """pip's resolution of ``requirement`` (a wheel with extras) in this environment, offline:
+    every dependency of the extras asked for is installed here (requirements-dev.txt)."""
+    report = cwd / "report.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--quiet",
+         "--report", report, requirement],
+        cwd=cwd, capture_output=True, text=True, timeout=300, env=_env())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "does not provide the extra" not in proc.stderr, proc.stderr
+    return json.loads(report.read_text())
+
+
+def test_wheel_installs_with_confluent_kafka_extras_names(tmp_path):
+    """``pip install "<wheel>[schema-registry]"``, as a confluent-kafka requirements file says
+    it, resolves to the package with its Schema Registry client's transport (httpx2 on 3.10+)."""
+    wheel = _artifact("confluent_binding-*-%s-%s-*.whl" % (TAG, TAG))
+    report = _pip_dry_run("%s[schema-registry,json-fast]" % wheel, tmp_path)
+    ours = [i for i in report["install"] if i["metadata"]["name"] == "confluent_binding"]
+    assert len(ours) == 1, report["install"]
+    assert sorted(ours[0]["requested_extras"]) == ["json-fast", "schema-registry"]
+
+
+def test_readme_extras_line_works_as_written(tmp_path):
+    """The README's install line for a wheel with extras, run by the shell as written (the glob
+    expanded) in a directory holding the wheel; pip resolves without installing."""
+    wheel = _artifact("confluent_binding-*-%s-%s-*.whl" % (TAG, TAG))
+    lines = [line.split("#", 1)[0].strip()
+             for line in (ROOT / "README.md").read_text().splitlines()
+             if line.startswith("pip install") and ".whl" in line and "[" in line]
+    assert len(lines) == 1, lines
+    shutil.copy(wheel, tmp_path / wheel.name)
+    script = ('pip() { "$PY" -m pip "$1" --dry-run --no-index --quiet --report report.json '
+              '"${@:2}"; }\n' + lines[0] + "\n")
+    proc = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env=_env(PY=sys.executable))
+    assert proc.returncode == 0, lines[0] + "\n" + proc.stdout + proc.stderr
+    assert "does not provide the extra" not in proc.stderr, proc.stderr
+    report = json.loads((tmp_path / "report.json").read_text())
+    ours = [i for i in report["install"] if i["metadata"]["name"] == "confluent_binding"]
+    assert ours and sorted(ours[0]["requested_extras"]) == ["avro", "testing"], report["install"]
+
+
+_PLUGIN = "confluent_binding.testing.pytest_plugin"
+
+
+@pytest.fixture(scope="module")
+def wheel_site(tmp_path_factory):
+    """The wheel unpacked (what installing it puts in site-packages), for PYTHONPATH."""
+    wheel = _artifact("confluent_binding-*-%s-%s-*.whl" % (TAG, TAG))
+    entry_points = _wheel_dist_info(wheel, "entry_points.txt")
+    assert "[pytest11]\n%s = %s\n" % (_PLUGIN, _PLUGIN) in entry_points, entry_points
+    site = tmp_path_factory.mktemp("wheel-site")
+    with zipfile.ZipFile(wheel) as zf:
+        zf.extractall(site)
+    return site
+
+
+@pytest.mark.parametrize("also_named", ["", "conftest and -p"])
+def test_pytest_loads_the_plugin_from_the_wheel_without_p(tmp_path, wheel_site, also_named):
+    """The wheel registers the pytest plugin (entry point pytest11): an environment with the
+    package installed has its fixtures in every pytest run. A conftest.py's pytest_plugins or a
+    -p naming the module as well (as tests/conftest.py does) is no second registration."""
+    plugin = _PLUGIN
+    site = wheel_site
+    run = tmp_path / "run"
+    run.mkdir()
+    args = [sys.executable, "-m", "pytest", "--fixtures", "-p", "no:cacheprovider"]
+    if also_named:
+        (run / "conftest.py").write_text("pytest_plugins = [%r]\n" % plugin)
+    if also_named.endswith("-p"):
+        args += ["-p", plugin]
+    show = "import confluent_binding.testing.pytest_plugin as p; print(p.__file__)"
+    where = _run([sys.executable, "-c", show], cwd=run, env=_env(PYTHONPATH=str(site)))
+    assert where.strip().startswith(str(site)), where
+    out = _run(args, cwd=run, env=_env(PYTHONPATH=str(site)))
+    for fixture in ("kafka_cluster", "make_topic", "topic"):
+        assert len(re.findall(r"^%s(?: \[session scope\])? -- " % fixture, out, re.M)) == 1, out
