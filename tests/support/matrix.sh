@@ -3,7 +3,8 @@
 # has, each proven on its own: a venv in .matrix/X.Y with requirements-dev.txt (and
 # requirements-nodeps.txt), the extension built as a wheel against the pinned static librdkafka
 # (librdkafka-build/static) and installed into that venv, then tests/unit and a broker round trip
-# (tests/integration/test_roundtrip.py) run against the installed package. A table at the end;
+# (tests/integration/test_roundtrip.py; on free-threaded legs with the thread-stress suite,
+# tests/integration/test_thread_stress.py) run against the installed package. A table at the end;
 # the exit status is 1 if any leg failed.
 #
 # The development build is left alone: the wheels are built from a copy of the sources
@@ -32,19 +33,7 @@ WANTED=("$@")
 [ ${#WANTED[@]} -gt 0 ] || WANTED=("${CLAIMED[@]}" 3.13t)
 
 # shellcheck source=tests/support/pythons.sh
-source "$ROOT/tests/support/pythons.sh"   # find_python X.Y
-
-find_freethreaded_python() {  # X.Y -> the path of a free-threaded CPython X.Y, or nothing
-  local want=$1 found
-  found=$(command -v "python${want}t" || true)
-  if [ -n "$found" ] && "$found" -c "import sys, sysconfig
-sys.exit(sys.version_info[:2] != tuple(map(int, '$want'.split('.')))
-         or not sysconfig.get_config_var('Py_GIL_DISABLED'))" 2>/dev/null; then
-    echo "$found"
-  elif [ "$want" = 3.13 ]; then
-    bash "$ROOT/tests/support/freethreaded_python.sh" || true
-  fi
-}
+source "$ROOT/tests/support/pythons.sh"   # find_python X.Y, find_freethreaded_python X.Y
 
 # A requirements file without the packages of tests/support/freethreaded-excluded.txt.
 without_excluded() {
@@ -208,7 +197,11 @@ for v in "${WANTED[@]}"; do
   unit=$(run_tests unit tests/unit) || status=1
   echo "unit: $unit"
   [ -z "$freethreaded" ] || gil="$gil/$(cat "$logs/unit.gil" 2>/dev/null || echo '?')"
-  trip=$(run_tests roundtrip tests/integration/test_roundtrip.py) || status=1
+  # Free-threaded legs: the thread-stress suite too (a shared Producer fed and polled by several
+  # threads, a Consumer per thread, close() racing reads, one AdminClient for many threads).
+  trip_tests=(tests/integration/test_roundtrip.py)
+  [ -z "$freethreaded" ] || trip_tests+=(tests/integration/test_thread_stress.py)
+  trip=$(run_tests roundtrip "${trip_tests[@]}") || status=1
   echo "round trip: $trip"
   ROWS+=("$v|$full|$build|$gil|$unit|$trip")
 done
@@ -222,6 +215,7 @@ for row in "${ROWS[@]}"; do
   printf '%-6s  %-9s  %-6s  %-7s  %-40s  %s\n' "$v" "$full" "$build" "$gil" "$unit" "$trip"
 done
 case " ${WANTED[*]}" in
-  *t\ *|*t) echo "GIL (free-threaded only): after \`import confluent_binding\` / at the end of tests/unit" ;;
+  *t\ *|*t) echo "GIL (free-threaded only): after \`import confluent_binding\` / at the end of tests/unit"
+           echo "round trip of free-threaded legs: test_roundtrip.py and test_thread_stress.py" ;;
 esac
 exit "$status"

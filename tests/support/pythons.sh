@@ -16,3 +16,16 @@ sys.exit(sys.version_info[:2] != tuple(map(int, '$want'.split('.')))
          or bool(sysconfig.get_config_var('Py_GIL_DISABLED')))" 2>/dev/null && echo "$found"
   return 0
 }
+
+find_freethreaded_python() {  # X.Y -> the path of a free-threaded CPython X.Y, or nothing
+  # pythonX.Yt on the PATH, else for 3.13 the one freethreaded_python.sh builds (once, cached)
+  local want=$1 found
+  found=$(command -v "python${want}t" || true)
+  if [ -n "$found" ] && "$found" -c "import sys, sysconfig
+sys.exit(sys.version_info[:2] != tuple(map(int, '$want'.split('.')))
+         or not sysconfig.get_config_var('Py_GIL_DISABLED'))" 2>/dev/null; then
+    echo "$found"
+  elif [ "$want" = 3.13 ]; then
+    bash "$(dirname "${BASH_SOURCE[0]}")/freethreaded_python.sh" || true
+  fi
+}

@@ -3,7 +3,11 @@
 # every local interpreter it is for and proven against a real broker; a summary table at the end.
 #
 #   - manylinux_2_28 x86_64 wheels, one per local CPython the package claims (pyenv's newest X.Y.Z,
-#     else pythonX.Y on the PATH, as tests/support/matrix.sh finds them);
+#     else pythonX.Y on the PATH, as tests/support/matrix.sh finds them), and one for free-threaded
+#     CPython 3.13 (cp313t: python3.13t on the PATH, else the one
+#     tests/support/freethreaded_python.sh builds), built with CB_FREETHREADING=1 (the module
+#     marked as not needing the GIL); its smoke test also checks that importing the package
+#     leaves the GIL off;
 #   - one manylinux_2_28 aarch64 wheel, for the CPython of an arm64 Debian root (debootstrap from
 #     the system's Debian mirror, run under qemu-user; kept in ~/.cache/confluent_binding/);
 #   - musllinux_1_2 x86_64 wheels, one per local CPython (zig's x86_64-linux-musl, the extension
@@ -31,8 +35,8 @@
 # A musl CPython to round-trip the musllinux wheel of its X.Y: CB_MUSL_PYTHON=<its python3>
 # (tests/support/musl_python.sh builds one from Debian's sources with Debian's musl-gcc).
 #
-# Usage: tests/support/release.sh [--no-x86_64] [--no-aarch64] [--no-musl] [X.Y ...]
-#        (default: every target and every claimed version)
+# Usage: tests/support/release.sh [--no-x86_64] [--no-aarch64] [--no-musl] [X.Y | X.Yt ...]
+#        (default: every target, every claimed version and 3.13t; X.Yt: manylinux x86_64 only)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -62,14 +66,14 @@ MUSL_PYTHON=${CB_MUSL_PYTHON:-}
 mapfile -t CLAIMED < <(grep -o 'Programming Language :: Python :: 3\.[0-9]*"' pyproject.toml \
   | grep -o '3\.[0-9]*')
 WANTED=("$@")
-[ ${#WANTED[@]} -gt 0 ] || WANTED=("${CLAIMED[@]}")
+[ ${#WANTED[@]} -gt 0 ] || WANTED=("${CLAIMED[@]}" 3.13t)
 
 say() { printf '== %s\n' "$*"; }
 T0=$SECONDS
 took() { echo "$((SECONDS - $1)) s"; }
 
 # shellcheck source=tests/support/pythons.sh
-source "$ROOT/tests/support/pythons.sh"   # find_python X.Y
+source "$ROOT/tests/support/pythons.sh"   # find_python X.Y, find_freethreaded_python X.Y
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -168,7 +172,7 @@ CASES=$OUT/cases.json
 echo "[" >"$CASES"
 add_case() {  # label, check-args json, interpreter command...
   local label=$1 args=$2; shift 2
-  "$PY" -c 'import json, sys; print(json.dumps({"label": sys.argv[1], "check_args": json.loads(sys.argv[2]), "python": sys.argv[3:]}) + ",")' \
+  "$PY" -c 'import json, os, sys; print(json.dumps({"label": sys.argv[1], "check_args": json.loads(sys.argv[2]), "python": sys.argv[3:], "gil_off": os.environ.get("GIL_OFF") == "1"}) + ",")' \
     "$label" "$args" "$@" >>"$CASES"
 }
 
@@ -189,7 +193,7 @@ fi
 # is installed and smoke-tested (its own venv, the wheel put there by this machine's pip).
 native_wheels() {
   local target=$1 plat=$2 zcc=$ROOT/librdkafka-build/build-$1/zig-bin/cc v py full t raw whl tag
-  local venv suffix musl=0 mv="" ldshared repair_plat=$2
+  local venv suffix musl=0 mv="" ldshared repair_plat=$2 ft
   [[ $target != *-musl ]] || musl=1
   ldshared="$zcc -shared"
   if [ "$musl" = 1 ]; then
@@ -217,7 +221,14 @@ EOF_LD
   if ! librdkafka "$target"; then ROWS+=("$plat wheels|-|librdkafka FAILED|-|-"); return 0; fi
   link_target "$target"
   for v in "${WANTED[@]}"; do
-    py=$(find_python "$v")
+    ft=0
+    case $v in
+      *t) ft=1
+          # free-threaded: glibc x86_64 only (no musl or cross CPython of it here)
+          if [ "$musl" = 1 ]; then ROWS+=("cp${v/./} $plat|-|not built (glibc only)|-|-"); continue; fi
+          py=$(find_freethreaded_python "${v%t}") ;;
+      *) py=$(find_python "$v") ;;
+    esac
     if [ -z "$py" ]; then ROWS+=("cp${v/./} $plat|$v: not here|-|-|-"); continue; fi
     full=$("$py" -c 'import platform; print(platform.python_version())')
     t=$SECONDS
@@ -228,7 +239,8 @@ EOF_LD
       [[ $v == 3.9 || $v == 3.10 ]] || suffix=${suffix/-linux-gnu./-linux-musl.}
     fi
     # pip's build isolation gives each interpreter the build requirements of pyproject.toml.
-    if ! CC=$zcc LDSHARED=$ldshared LDFLAGS=$STRIP_LINK SETUPTOOLS_EXT_SUFFIX=$suffix "${NICE[@]}" \
+    if ! CC=$zcc LDSHARED=$ldshared LDFLAGS=$STRIP_LINK SETUPTOOLS_EXT_SUFFIX=$suffix \
+         CB_FREETHREADING=$ft "${NICE[@]}" \
          "$py" -m pip wheel --no-deps --disable-pip-version-check -v -w "$raw" "$OUT/src" \
          >"$LOGS/wheel-$target-$v.log" 2>&1; then
       tail -30 "$LOGS/wheel-$target-$v.log"; ROWS+=("cp${v/./} $plat|$full|FAILED|-|-"); continue
@@ -243,7 +255,8 @@ EOF_LD
       "$py" -m venv "$venv"
       "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index --no-deps \
         "$DIST/$whl" >"$LOGS/install-$v.log" 2>&1 || { tail -20 "$LOGS/install-$v.log"; }
-      add_case "$whl" '[]' "$venv/bin/python"
+      GIL_OFF=$ft add_case "$whl" '[]' "$venv/bin/python"
+      [ "$ft" = 0 ] || full="$full (free-threaded)"
       ROWS+=("$whl|$full|ok ($(so_size "$DIST/$whl"))|$tag|$whl")
     elif [ "$v" = "$mv" ]; then
       venv=$VENVS/musl-$v

@@ -10,7 +10,9 @@ case's interpreter from an empty directory and produces and consumes through eve
 
 CASES.json is a list of {"label": ..., "python": [interpreter command ...], "check_args": [...]}:
 the command may be a prefix such as an emulator (``qemu-aarch64-static -L ROOT ROOT-PYTHON``) and
-check_args are extra arguments for the check. RESULTS.json gets, per label, "passed" (bool),
+check_args are extra arguments for the check; "gil_off": true (a free-threaded interpreter) adds a
+check that the package, imported and used for a produce and a consumer, leaves the GIL
+disabled. RESULTS.json gets, per label, "passed" (bool),
 "seconds" and "detail" (the last lines of the check's output on failure). Exit status 1 if any
 case failed.
 """
@@ -54,6 +56,21 @@ def _listeners(cluster):
     }
 
 
+# Run with the case's interpreter after the round trip: exit status 0 only if the GIL is still off.
+GIL_CHECK = """
+import json, sys
+import confluent_binding as kafka
+listener = json.load(open("clusters.json"))["PLAINTEXT"]
+p = kafka.Producer(listener["config"])
+p.produce(listener["topic"], b"gil")
+assert p.flush(30) == 0
+c = kafka.Consumer(dict(listener["config"], **{"group.id": "gil-check"}))
+c.close()
+print("GIL after import and use:", "on" if sys._is_gil_enabled() else "off")
+sys.exit(sys._is_gil_enabled())
+"""
+
+
 def _env():
     env = {k: v for k, v in os.environ.items()
            if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "RDKAFKA_PREFIX")}
@@ -73,13 +90,20 @@ def run_case(cluster, case, workdir):
     start = time.monotonic()
     proc = subprocess.run(cmd, cwd=run_dir, env=_env(), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, timeout=900)
-    seconds = time.monotonic() - start
     out = proc.stdout
+    gil_ok = True
+    if case.get("gil_off"):
+        gil = subprocess.run(list(case["python"]) + ["-I", "-c", GIL_CHECK], cwd=run_dir,
+                             env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True, timeout=120)
+        out += gil.stdout
+        gil_ok = gil.returncode == 0
+    seconds = time.monotonic() - start
     (Path(workdir) / ("%s.log" % case["label"].replace(" ", "_"))).write_text(out)
     # Every listener's round trip must be reported, not just a clean exit.
     wanted = ["ok   %s: consumed what the delivery reports said (%d records)" % (name, RECORDS)
               for name in clusters]
-    passed = (proc.returncode == 0 and "standalone check passed" in out
+    passed = (proc.returncode == 0 and gil_ok and "standalone check passed" in out
               and all(line in out for line in wanted))
     detail = "" if passed else "\n".join(out.splitlines()[-15:])
     return {"passed": passed, "seconds": round(seconds, 1), "detail": detail}
