@@ -6,6 +6,7 @@
 # get their own file next to this one.
 
 from libc.stdint cimport int32_t, int64_t
+from libc.stdio cimport FILE
 
 cdef extern from "librdkafka/rdkafka.h" nogil:
     int RD_KAFKA_VERSION
@@ -180,6 +181,7 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     void rd_kafka_conf_destroy(rd_kafka_conf_t *conf)
     rd_kafka_conf_res_t rd_kafka_conf_set(rd_kafka_conf_t *conf, const char *name,
                                           const char *value, char *errstr, size_t errstr_size)
+    void rd_kafka_conf_properties_show(FILE *fp)
     void rd_kafka_conf_set_events(rd_kafka_conf_t *conf, int events)
     void rd_kafka_conf_enable_sasl_queue(rd_kafka_conf_t *conf, int enable)
     void rd_kafka_conf_set_rebalance_cb(
