@@ -13,6 +13,8 @@ import os
 import sys
 import uuid
 
+from topics import ensure_topics
+
 from confluent_binding.aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 
@@ -23,6 +25,7 @@ async def main():
     parser.add_argument("--topic", default="example-aiokafka")
     parser.add_argument("--count", type=int, default=10)
     args = parser.parse_args()
+    ensure_topics(args.bootstrap_servers, {args.topic: 1})   # if it does not exist yet
 
     async with AIOKafkaProducer(bootstrap_servers=args.bootstrap_servers,
                                 linger_ms=5) as producer:

@@ -10,6 +10,8 @@ import os
 import sys
 import uuid
 
+from topics import ensure_topics
+
 from confluent_binding.aio import AIOConsumer, AIOProducer
 
 
@@ -48,6 +50,7 @@ async def main():
     parser.add_argument("--topic", default="example-aio")
     parser.add_argument("--count", type=int, default=10)
     args = parser.parse_args()
+    ensure_topics(args.bootstrap_servers, {args.topic: 1})   # if it does not exist yet
     await produce(args.bootstrap_servers, args.topic, args.count)
     await asyncio.wait_for(consume(args.bootstrap_servers, args.topic, args.count), 60)
     return 0

@@ -12,6 +12,8 @@ import os
 import sys
 import time
 
+from topics import ensure_topics
+
 from confluent_binding import Consumer, KafkaException
 
 
@@ -24,6 +26,7 @@ def main():
     parser.add_argument("--count", type=int, default=10)
     parser.add_argument("--timeout", type=float, default=30.0)
     args = parser.parse_args()
+    ensure_topics(args.bootstrap_servers, {args.topic: 3})   # if it does not exist yet
 
     consumer = Consumer({
         "bootstrap.servers": args.bootstrap_servers,

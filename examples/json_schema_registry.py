@@ -14,6 +14,8 @@ import os
 import sys
 import uuid
 
+from topics import ensure_topics
+
 from confluent_binding import DeserializingConsumer, SerializingProducer
 from confluent_binding.schema_registry import SchemaRegistryClient
 from confluent_binding.schema_registry.json_schema import JSONDeserializer, JSONSerializer
@@ -48,6 +50,7 @@ def main():
                         default=os.environ.get("SCHEMA_REGISTRY_URL", "http://localhost:8081"))
     parser.add_argument("--topic", default=f"example-orders-{uuid.uuid4().hex[:6]}")
     args = parser.parse_args()
+    ensure_topics(args.bootstrap_servers, {args.topic: 1})   # if it does not exist yet
 
     registry = SchemaRegistryClient({"url": args.schema_registry})
     producer = SerializingProducer({

@@ -8,6 +8,8 @@ import argparse
 import os
 import sys
 
+from topics import ensure_topics
+
 from confluent_binding import KafkaException, Producer
 
 
@@ -18,6 +20,7 @@ def main():
     parser.add_argument("--topic", default="example-events")
     parser.add_argument("--count", type=int, default=10)
     args = parser.parse_args()
+    ensure_topics(args.bootstrap_servers, {args.topic: 3})   # if it does not exist yet
 
     delivered, failed = [], []
 

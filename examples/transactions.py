@@ -14,6 +14,8 @@ import sys
 import time
 import uuid
 
+from topics import ensure_topics
+
 from confluent_binding import Consumer, KafkaException, Producer
 
 
@@ -72,6 +74,7 @@ def main():
     parser.add_argument("--output", default=f"example-out-{suffix}")
     parser.add_argument("--count", type=int, default=20)
     args = parser.parse_args()
+    ensure_topics(args.bootstrap_servers, {args.input: 2, args.output: 2})
 
     producer = Producer({"bootstrap.servers": args.bootstrap_servers})
     for i in range(args.count):
