@@ -5,7 +5,9 @@ into ``docs/_generated/`` and included by the pages, so no page repeats a table 
   package has (``tests/support/api_surface.py`` compares the installed confluent-kafka with this
   package);
 - ``speed.md``: the summary of the last full benchmark run (``bench/results/latest.json``);
-- ``speed_aio.md``: the asyncio clients' summary (``bench/results/aio/latest.json``).
+- ``speed_aio.md``: the asyncio clients' summary (``bench/results/aio/latest.json``);
+- ``differences.md``: the intended differences from confluent-kafka, each with its reason and
+  its check (``tests/support/differences.py``).
 
     python docs/generated.py      prints every section
 """
@@ -111,10 +113,19 @@ def api_surface_table():
     return api_surface.render()
 
 
+def differences_list():
+    """The intended differences from confluent-kafka (tests/support/differences.py)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.support import differences
+
+    return differences.render()
+
+
 def sections():
     """``{file name: text}`` of every generated section."""
     return {"api_surface.md": api_surface_table(), "speed.md": speed_table(),
-            "speed_aio.md": aio_speed_table()}
+            "speed_aio.md": aio_speed_table(), "differences.md": differences_list()}
 
 
 def write_all(outdir):
