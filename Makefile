@@ -31,6 +31,7 @@ system:
 	@missing=""; command -v java >/dev/null || missing="$$missing openjdk-17-jre-headless"; \
 	command -v mvn >/dev/null || missing="$$missing maven"; \
 	command -v openssl >/dev/null || missing="$$missing openssl"; \
+	command -v prometheus >/dev/null || missing="$$missing prometheus"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
@@ -130,7 +131,8 @@ docs: $(STAMP_EXT)
 
 # Lint (rules in pyproject.toml): ruff for the Python, cython-lint for the Cython sources,
 # import-linter for the package's layers and import cycles, a source check that the compiled
-# core (src/) imports no module of the package, mypy over the package.
+# core (src/) imports no module of the package, mypy over the package, and the public API's type
+# completeness (pyright --verifytypes) held to its floor (tests/typing/type_completeness.py).
 LINT_PY := confluent_binding tests examples docs setup.py bench pyspark_cbkafka.py
 LINT_CY := $(wildcard src/*.pyx src/includes/*.pxd) confluent_binding/_core.pxd
 lint: $(VENV)/.deps-stamp
@@ -139,6 +141,7 @@ lint: $(VENV)/.deps-stamp
 	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/python tests/unit/test_core_layering.py
 	$(VENV)/bin/mypy
+	$(PY) tests/typing/type_completeness.py
 
 # One pytest run over tests/ (tests/conftest.py): the unit tests first, the timing-sensitive ones
 # first in each area, the Spark tests last (every session-scoped JVM stays up to the end of the
@@ -315,9 +318,16 @@ test-spark-cluster: system $(STAMP_EXT) jars spark-connector-jars
 	$(PY) -m pytest tests/integration/spark/test_spark_cluster.py tests/integration/spark/test_spark_options.py --slow -p no:randomly --durations=0 $(PYTEST_ARGS)
 
 # Spark's own Kafka connector jars (as make bench-spark fetches them): the Spark tests then also
-# run the option tests against it, side by side.
+# run the option tests against it, side by side. And spark-avro (from_avro; its Avro library is
+# among pyspark's jars), for the side-by-side tests of Schema Registry data.
 spark-connector-jars: system
 	$(PY) -c "import sys; sys.path.insert(0, 'bench'); import pyspark, spark_kafka; print(spark_kafka.connector_jars(pyspark.__version__))"
+	@v=$$($(PY) -c "import pyspark; print(pyspark.__version__)") && \
+	d=$$($(PY) -c "from confluent_binding.testing._jars import cache_dir; print(cache_dir())")/spark-avro-$$v && \
+	p=$$($(PY) -c "from confluent_binding.testing._jars import DEPENDENCY_PLUGIN as p; print(p)") && \
+	if [ ! -f $$d/.complete ]; then rm -rf $$d.tmp $$d && \
+	  mvn -B -q $$p:copy -Dartifact=org.apache.spark:spark-avro_2.13:$$v -DoutputDirectory=$$d.tmp \
+	    </dev/null && mv $$d.tmp $$d && echo $$v > $$d/.complete; fi && ls $$d/*.jar
 
 # Checks of the release workflows that can run here: actionlint (built from the Go module proxy;
 # needs Go >= 1.24 on PATH) with shellcheck, and the wheel identifiers cibuildwheel would build.
