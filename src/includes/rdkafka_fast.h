@@ -28,9 +28,29 @@
 #define CB_RDKAFKA_FAST_H
 
 #ifdef CB_RDKAFKA_INTERNALS
+#include <stddef.h>
 #include "rdkafka_int.h"
 #include "rdkafka_msg.h"
 #include "rdkafka_offset.h"
+
+/* The librdkafka whose internals the helpers below were checked against, and the layouts they
+ * rely on, checked when this file is compiled: moving the pin (librdkafka-build/VERSION) stops
+ * the build here until each reliance has been re-read in the new source and this version moved
+ * (librdkafka-build/UPGRADING.md lists them, with the tests that guard each). */
+#define CB_RDKAFKA_CHECKED_VERSION 0x020f01ff
+#if RD_KAFKA_VERSION != CB_RDKAFKA_CHECKED_VERSION
+#error "rdkafka_fast.h reads librdkafka 2.15.1's internals: re-check them (librdkafka-build/UPGRADING.md), then move CB_RDKAFKA_CHECKED_VERSION"
+#endif
+/* A failed check is a negative array size named after the reliance. */
+#define CB_LAYOUT_CHECK(name, cond) typedef char cb_layout_check_##name[(cond) ? 1 : -1]
+/* cb_message_may_have_headers() casts a message to the rd_kafka_msg_t that begins with it */
+CB_LAYOUT_CHECK(message_begins_msg, offsetof(rd_kafka_msg_t, rkm_rkmessage) == 0);
+/* ... and reads the consumed record's raw header block, a length-prefixed byte string */
+CB_LAYOUT_CHECK(binhdrs_is_kafkap_bytes,
+                sizeof(((rd_kafka_msg_t *)0)->rkm_u.consumer.binhdrs) == sizeof(rd_kafkap_bytes_t));
+/* cb_hand_out() takes a consumed message's op from its _private pointer and that op's message */
+CB_LAYOUT_CHECK(op_message_is_msg,
+                sizeof(((rd_kafka_op_t *)0)->rko_u.fetch.rkm) == sizeof(rd_kafka_msg_t));
 
 static inline int cb_message_may_have_headers(const rd_kafka_message_t *rkmessage) {
         const rd_kafka_msg_t *rkm = (const rd_kafka_msg_t *)rkmessage;
