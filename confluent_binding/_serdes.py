@@ -20,6 +20,9 @@ from .serialization import MessageField, SerializationContext
 
 log = logging.getLogger(__name__)
 
+# read per record (an enum member read from its class costs a descriptor call)
+_KEY, _VALUE = MessageField.KEY, MessageField.VALUE
+
 #: Seconds a serde waits for the cluster id (the Java client's default ``max.block.ms``).
 CLUSTER_ID_TIMEOUT = 60.0
 
@@ -271,14 +274,14 @@ def producing_context(closed, topic, headers):
         raise RuntimeError("Producer has been closed")
     if not isinstance(topic, str):
         raise TypeError("topic must be a str, not {}".format(type(topic).__name__))
-    return SerializationContext(topic, MessageField.KEY, headers)
+    return SerializationContext(topic, _KEY, headers)
 
 
 def deserialize(msg, key_deserializer, value_deserializer):
     """Deserialize ``msg``'s key, then its value (a key deserializer may leave state for the
     value's), and set them on it. A deserializer that raises leaves ``msg`` unchanged and comes
     out as KeyDeserializationError/ValueDeserializationError carrying ``msg``."""
-    ctx = SerializationContext(msg.topic(), MessageField.KEY, msg.headers())
+    ctx = SerializationContext(msg.topic(), _KEY, msg.headers())
     key = msg.key()
     if key_deserializer is not None:
         try:
@@ -287,7 +290,7 @@ def deserialize(msg, key_deserializer, value_deserializer):
             raise KeyDeserializationError(exception=e, kafka_message=msg)
     value = msg.value()
     if value_deserializer is not None:
-        ctx.field = MessageField.VALUE
+        ctx.field = _VALUE
         try:
             value = value_deserializer(value, ctx)
         except Exception as e:

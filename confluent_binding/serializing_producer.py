@@ -19,6 +19,8 @@ from .serialization import MessageField, SerializationContext  # noqa: F401  (co
 
 __all__ = ["SerializingProducer"]
 
+_VALUE = MessageField.VALUE  # (set per record: an enum member read from its class costs more)
+
 # the key and value types (``SerializingProducer[str, User]``), as confluent-kafka's
 K = TypeVar("K")
 V = TypeVar("V")
@@ -70,7 +72,7 @@ class SerializingProducer(Producer, Generic[K, V]):
                 key = self._key_serializer(key, ctx)
             except Exception as e:
                 raise KeySerializationError(e)
-        ctx.field = MessageField.VALUE
+        ctx.field = _VALUE
         if self._value_serializer is not None:
             try:
                 value = self._value_serializer(value, ctx)

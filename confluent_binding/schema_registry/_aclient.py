@@ -4,7 +4,7 @@ methods as coroutines (offered by :mod:`.schema_registry_client`, as confluent-k
 from __future__ import annotations
 
 import functools
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 from ._client import SchemaRegistryClient
 from ._rest import _AsyncRestClient, run_blocking
@@ -32,7 +32,7 @@ class AsyncSchemaRegistryClient:
 
     _async_rest: Optional[_AsyncRestClient] = None
 
-    def __init__(self, conf: dict):
+    def __init__(self, conf: Dict[str, Any]):
         self._async_rest = _AsyncRestClient(conf)
         self._client = SchemaRegistryClient._with_rest_client(conf, self._async_rest.blocking())
 
@@ -68,7 +68,7 @@ class AsyncSchemaRegistryClient:
         if self._async_rest is not None:
             await self._async_rest.aclose()
 
-    def config(self) -> dict:
+    def config(self) -> Dict[str, Any]:
         """The configuration dict the client was created with (as confluent-kafka's)."""
         return self._client.config()
 
@@ -84,7 +84,7 @@ class AsyncSchemaRegistryClient:
         self._client.clear_caches()
 
     @staticmethod
-    def new_client(conf: dict) -> "AsyncSchemaRegistryClient":
+    def new_client(conf: Dict[str, Any]) -> "AsyncSchemaRegistryClient":
         """A client for ``conf``; over the in-memory mock for a ``mock://`` URL."""
         return AsyncSchemaRegistryClient._over(SchemaRegistryClient.new_client(conf))
 

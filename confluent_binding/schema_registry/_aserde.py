@@ -12,7 +12,7 @@ import asyncio
 import functools
 import inspect
 import types
-from typing import Any, Optional, Tuple, Type
+from typing import Any, Dict, Optional, Tuple, Type
 
 from .._serdes import maybe_await
 from ..serialization import Deserializer, DeserializerBuilder, Serializer, SerializerBuilder
@@ -295,7 +295,7 @@ _TWIN_DOCS = {
 }
 
 
-def _twin(blocking: type, role: str, bases: Tuple[type, ...], attrs: dict,
+def _twin(blocking: type, role: str, bases: Tuple[type, ...], attrs: Dict[str, Any],
           serde: str = "") -> Any:
     """The asyncio class over ``blocking`` (a ``role`` of :data:`_TWIN_DOCS`): named
     ``Async<blocking's name>``, documented after its role and placed in ``blocking``'s module,
@@ -328,7 +328,8 @@ def _async_twins(serializer_builder: Type[_SerdeBuilder], deserializer_builder: 
     return serializer, deserializer, builders[0], builders[1]
 
 
-def _serde_family(serializer, deserializer, **serializer_attrs):
+def _serde_family(serializer: type, deserializer: type,
+                  **serializer_attrs: Any) -> Tuple[Any, Any, Any, Any, Any, Any]:
     """A format's builders and asyncio classes, made from its blocking serdes:
     ``<serializer>Builder``, ``<deserializer>Builder`` (:func:`~._serde._serde_builders`), then
     :func:`_async_twins`' four."""

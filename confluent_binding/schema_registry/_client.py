@@ -28,7 +28,7 @@ def _version_segment(version: Union[int, str]) -> str:
 #: The client class :meth:`SchemaRegistryClient.new_client` returns for a URL prefix other than
 #: HTTP(S): the in-memory MockSchemaRegistryClient (a subclass, defined above this module) adds
 #: itself for ``mock://``; the package loads it with this module.
-_CLIENTS_BY_URL_PREFIX: Dict[str, Callable[[dict], "SchemaRegistryClient"]] = {}
+_CLIENTS_BY_URL_PREFIX: Dict[str, Callable[[Dict[str, Any]], "SchemaRegistryClient"]] = {}
 
 
 class SchemaRegistryClient:
@@ -71,17 +71,17 @@ class SchemaRegistryClient:
     :class:`~confluent_binding.schema_registry.error.SchemaRegistryConnectionError`.
     """
 
-    def __init__(self, conf: dict):
+    def __init__(self, conf: Dict[str, Any]):
         self._setup(conf, RestClient(conf))
 
     @classmethod
-    def _with_rest_client(cls, conf: dict, rest_client: Any) -> "SchemaRegistryClient":
+    def _with_rest_client(cls, conf: Dict[str, Any], rest_client: Any) -> "SchemaRegistryClient":
         """A client whose requests go through ``rest_client`` (a configured REST client)."""
         self = cls.__new__(cls)
         self._setup(conf, rest_client)
         return self
 
-    def _setup(self, conf: dict, rest_client: Any) -> None:
+    def _setup(self, conf: Dict[str, Any], rest_client: Any) -> None:
         self._conf = conf
         self._rest_client = rest_client
         self._cache = _SchemaCache()
@@ -106,7 +106,7 @@ class SchemaRegistryClient:
         if self._rest_client is not None:
             self._rest_client.close()
 
-    def config(self) -> dict:
+    def config(self) -> Dict[str, Any]:
         """The configuration dict the client was created with (as confluent-kafka's)."""
         return self._conf
 
@@ -533,7 +533,7 @@ class SchemaRegistryClient:
         )
 
     @staticmethod
-    def new_client(conf: dict) -> "SchemaRegistryClient":
+    def new_client(conf: Dict[str, Any]) -> "SchemaRegistryClient":
         """A client for ``conf``: for a ``mock://`` URL the in-memory ``MockSchemaRegistryClient``
         (for unit tests), else a :class:`SchemaRegistryClient`."""
         url = conf.get("url")

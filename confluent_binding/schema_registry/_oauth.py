@@ -43,14 +43,14 @@ def normalize_identity_pool(raw: Any) -> Optional[str]:
     raise TypeError("identity pool id must be a str or list, not " + str(type(raw)))
 
 
-def _str_conf(conf: dict, key: str) -> str:
+def _str_conf(conf: Dict[str, Any], key: str) -> str:
     value = conf.pop(key)
     if not isinstance(value, str):
         raise TypeError("%s must be a str, not %s" % (key, type(value)))
     return value
 
 
-def parse_bearer_conf(source: str, conf: dict) -> Dict[str, Any]:
+def parse_bearer_conf(source: str, conf: Dict[str, Any]) -> Dict[str, Any]:
     """Take the ``bearer.auth.*`` settings of ``source`` out of ``conf`` (checked, with
     confluent-kafka's messages): the keyword arguments of that source's class."""
     if source == "CUSTOM":
@@ -143,7 +143,8 @@ def build_field_provider(
     return cls(**settings)
 
 
-def _bearer_fields(token: str, logical_cluster: str, identity_pool: Optional[str]) -> dict:
+def _bearer_fields(token: str, logical_cluster: str,
+                   identity_pool: Optional[str]) -> Dict[str, Any]:
     fields = {"bearer.auth.token": token, "bearer.auth.logical.cluster": logical_cluster}
     if identity_pool is not None:
         fields["bearer.auth.identity.pool.id"] = identity_pool
@@ -154,7 +155,7 @@ class _BearerFieldProvider(metaclass=abc.ABCMeta):
     """Gives the bearer fields of the blocking client's requests."""
 
     @abc.abstractmethod
-    def get_bearer_fields(self) -> dict:
+    def get_bearer_fields(self) -> Dict[str, Any]:
         raise NotImplementedError
 
 
@@ -162,7 +163,7 @@ class _AsyncBearerFieldProvider(metaclass=abc.ABCMeta):
     """Gives the bearer fields of the asyncio client's requests."""
 
     @abc.abstractmethod
-    async def get_bearer_fields(self) -> dict:
+    async def get_bearer_fields(self) -> Dict[str, Any]:
         raise NotImplementedError
 
 
@@ -174,7 +175,7 @@ class _StaticFieldProvider(_BearerFieldProvider):
         self.logical_cluster = logical_cluster
         self.identity_pool = identity_pool
 
-    def get_bearer_fields(self) -> dict:
+    def get_bearer_fields(self) -> Dict[str, Any]:
         return _bearer_fields(self.token, self.logical_cluster, self.identity_pool)
 
 
@@ -186,18 +187,18 @@ class _AsyncStaticFieldProvider(_AsyncBearerFieldProvider):
         self.logical_cluster = logical_cluster
         self.identity_pool = identity_pool
 
-    async def get_bearer_fields(self) -> dict:
+    async def get_bearer_fields(self) -> Dict[str, Any]:
         return _bearer_fields(self.token, self.logical_cluster, self.identity_pool)
 
 
 class _CustomOAuthClient(_BearerFieldProvider):
     """``CUSTOM``: ``custom_function(custom_config)`` gives the fields."""
 
-    def __init__(self, custom_function: Callable[[Dict], Dict], custom_config: dict):
+    def __init__(self, custom_function: Callable[[Dict], Dict], custom_config: Dict[str, Any]):
         self.custom_function = custom_function
         self.custom_config = custom_config
 
-    def get_bearer_fields(self) -> dict:
+    def get_bearer_fields(self) -> Dict[str, Any]:
         return self.custom_function(self.custom_config)
 
 
@@ -205,11 +206,11 @@ class _AsyncCustomOAuthClient(_AsyncBearerFieldProvider):
     """``CUSTOM`` for the asyncio client: the function may be a coroutine function (as
     confluent-kafka's asyncio client requires) or a plain one."""
 
-    def __init__(self, custom_function: Callable[[Dict], Any], custom_config: dict):
+    def __init__(self, custom_function: Callable[[Dict], Any], custom_config: Dict[str, Any]):
         self.custom_function = custom_function
         self.custom_config = custom_config
 
-    async def get_bearer_fields(self) -> dict:
+    async def get_bearer_fields(self) -> Dict[str, Any]:
         fields = self.custom_function(self.custom_config)
         if inspect.isawaitable(fields):
             fields = await fields
@@ -246,9 +247,9 @@ class _TokenSource:
         self.retries_wait_ms = retries_wait_ms
         self.retries_max_wait_ms = retries_max_wait_ms
         self.token = ""
-        self.token_object: dict = {}
+        self.token_object: Dict[str, Any] = {}
 
-    def bearer_fields(self, token: str) -> dict:
+    def bearer_fields(self, token: str) -> Dict[str, Any]:
         return _bearer_fields(token, self.logical_cluster, self.identity_pool)
 
     def token_request(self) -> Tuple[str, str, Dict[str, str], Optional[bytes]]:
@@ -269,7 +270,7 @@ class _TokenSource:
         self.token_object = self._with_expiry(token_object)
         return access_token
 
-    def _with_expiry(self, token_object: dict) -> dict:
+    def _with_expiry(self, token_object: Dict[str, Any]) -> Dict[str, Any]:
         return token_object
 
     def retry_wait_ms(self, error: BaseException, attempt: int,
@@ -313,7 +314,7 @@ class _ClientCredentials(_TokenSource):
         }
         return "POST", self.token_endpoint, headers, body
 
-    def _with_expiry(self, token_object: dict) -> dict:
+    def _with_expiry(self, token_object: Dict[str, Any]) -> Dict[str, Any]:
         token_object.setdefault("expires_in", 3600)
         if "expires_at" not in token_object:
             token_object["expires_at"] = time.time() + float(token_object["expires_in"])
@@ -338,7 +339,7 @@ class _AzureIMDS(_TokenSource):
     def token_request(self) -> Tuple[str, str, Dict[str, str], Optional[bytes]]:
         return "GET", self.token_endpoint, {"Metadata": "true"}, None
 
-    def _with_expiry(self, token_object: dict) -> dict:
+    def _with_expiry(self, token_object: Dict[str, Any]) -> Dict[str, Any]:
         token_object.setdefault("expires_in", 3600)
         if "expires_on" not in token_object:
             token_object["expires_on"] = time.time() + float(token_object["expires_in"])

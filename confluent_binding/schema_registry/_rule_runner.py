@@ -28,7 +28,8 @@ from ._rules import (
 )
 from ._types import RuleKind, RuleMode, RulePhase
 
-log = logging.getLogger("confluent_binding.schema_registry")
+log: logging.Logger = logging.getLogger("confluent_binding.schema_registry")
+_KEY = MessageField.KEY
 
 
 def default_validation_rule_executor():
@@ -187,7 +188,7 @@ class _RuleRunner:
             write_backs = WRITE_BACKS.get()
         else:
             write_backs = None
-        is_key = ser_ctx is not None and ser_ctx.field == MessageField.KEY
+        is_key = ser_ctx is not None and ser_ctx.field == _KEY
         original_key = original_message if is_key else get_original_key()
         original_value = None if is_key else original_message
         for index, rule in enumerate(rules):

@@ -20,10 +20,10 @@ import contextvars
 import enum
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Dict, Iterable, List, Optional, Set, Tuple, Union
 
-from ..serialization import SerializationError
-from ._types import RuleKind, RuleMode
+from ..serialization import SerializationContext, SerializationError
+from ._types import RegisteredSchema, Rule, RuleKind, RuleMode, Schema
 from .wildcard_matcher import wildcard_match
 
 # offered by confluent-kafka's serde module (.serde)
@@ -93,7 +93,8 @@ def get_original_key():
 
 def clear_original_key():
     """Forget the key :func:`set_original_key` remembered in this context."""
-    _ORIGINAL_KEY.set(None)
+    if _ORIGINAL_KEY.get() is not None:  # (a value serde's call per record: mostly nothing set)
+        _ORIGINAL_KEY.set(None)
 
 
 class FieldType(str, enum.Enum):
@@ -139,22 +140,22 @@ class FieldContext:
         "field_descriptor": "Protobuf's FieldDescriptor of the field; None for Avro and JSON.",
     }
 
-    def __init__(self, containing_message, full_name, name, field_type, tags,
-                 field_descriptor=None):
-        self.containing_message = containing_message
-        self.full_name = full_name
-        self.name = name
-        self.field_type = field_type
-        self.tags = tags
-        self.field_descriptor = field_descriptor
+    def __init__(self, containing_message: Any, full_name: str, name: str,
+                 field_type: FieldType, tags: Set[str], field_descriptor: Any = None) -> None:
+        self.containing_message: Any = containing_message
+        self.full_name: str = full_name
+        self.name: str = name
+        self.field_type: FieldType = field_type
+        self.tags: Set[str] = tags
+        self.field_descriptor: Any = field_descriptor
 
-    def is_primitive(self):
+    def is_primitive(self) -> bool:
         """True when the field's type is a primitive (string, bytes, a number, boolean or null),
         the types field-level transforms such as encryption apply to.
         """
         return self.field_type in _PRIMITIVES
 
-    def type_name(self):
+    def type_name(self) -> str:
         """The name of the field's :class:`FieldType` (``"STRING"``, ``"RECORD"``, ...)."""
         return self.field_type.name
 
@@ -195,24 +196,28 @@ class RuleContext:
         "_fields": "The fields being transformed, innermost last (see current_field).",
     }
 
-    def __init__(self, enabled_env, ser_ctx, source, target, subject, rule_mode, rule, index,
-                 rules, inline_tags, field_transformer, original_key=None, original_value=None):
-        self.enabled_env = enabled_env
-        self.ser_ctx = ser_ctx
-        self.source = source
-        self.target = target
-        self.subject = subject
-        self.rule_mode = rule_mode
-        self.rule = rule
-        self.index = index
-        self.rules = rules
-        self.inline_tags = inline_tags
-        self.field_transformer = field_transformer
-        self.original_key = original_key
-        self.original_value = original_value
-        self._fields = []
+    def __init__(self, enabled_env: Optional[str], ser_ctx: Optional[SerializationContext],
+                 source: Optional[Schema], target: Optional[Schema], subject: str,
+                 rule_mode: RuleMode, rule: Rule, index: int, rules: List[Rule],
+                 inline_tags: Optional[Dict[str, Set[str]]],
+                 field_transformer: Optional["FieldTransformer"], original_key: Any = None,
+                 original_value: Any = None) -> None:
+        self.enabled_env: Optional[str] = enabled_env
+        self.ser_ctx: Optional[SerializationContext] = ser_ctx
+        self.source: Optional[Schema] = source
+        self.target: Optional[Schema] = target
+        self.subject: str = subject
+        self.rule_mode: RuleMode = rule_mode
+        self.rule: Rule = rule
+        self.index: int = index
+        self.rules: List[Rule] = rules
+        self.inline_tags: Optional[Dict[str, Set[str]]] = inline_tags
+        self.field_transformer: Any = field_transformer
+        self.original_key: Any = original_key
+        self.original_value: Any = original_value
+        self._fields: List[FieldContext] = []
 
-    def get_parameter(self, name):
+    def get_parameter(self, name: str) -> Optional[str]:
         """The rule's parameter ``name``, else the target schema's metadata property, else None."""
         params = self.rule.params
         if params is not None and params.params.get(name) is not None:
@@ -222,12 +227,13 @@ class RuleContext:
             return metadata.properties.properties.get(name)
         return None
 
-    def current_field(self):
+    def current_field(self) -> Optional[FieldContext]:
         """The :class:`FieldContext` of the field being transformed, or None outside a field."""
         return self._fields[-1] if self._fields else None
 
-    def enter_field(self, containing_message, full_name, name, field_type, tags,
-                    field_descriptor=None):
+    def enter_field(self, containing_message: Any, full_name: str, name: str,
+                    field_type: FieldType, tags: Optional[Iterable[str]],
+                    field_descriptor: Any = None) -> FieldContext:
         """Begin transforming a field: called by the format's field transformer before it
         applies a field transform.
 
@@ -252,17 +258,17 @@ class RuleContext:
         self._fields.append(field)
         return field
 
-    def get_tags(self, full_name):
+    def get_tags(self, full_name: str) -> Set[str]:
         """The tags the target schema's metadata gives ``full_name`` (keys are wildcards)."""
         metadata = self.target.metadata if self.target is not None else None
-        found = set()
+        found: Set[str] = set()
         if metadata is not None and metadata.tags is not None:
             for pattern, tags in metadata.tags.tags.items():
                 if wildcard_match(full_name, pattern):
                     found.update(tags)
         return found
 
-    def exit_field(self):
+    def exit_field(self) -> None:
         """End the field :meth:`enter_field` began (no-op outside a field)."""
         if self._fields:
             self._fields.pop()
@@ -278,7 +284,7 @@ FieldTransformer = Callable[[RuleContext, FieldTransform, Any], Any]
 class RuleBase(abc.ABC):
     """A rule executor or action: named by :meth:`type`, configured once per serde."""
 
-    def configure(self, client_conf, rule_conf):
+    def configure(self, client_conf: Dict[str, Any], rule_conf: Dict[str, Any]) -> None:
         """Called once per serde that uses this executor or action, before its first record.
 
         Args:
@@ -291,7 +297,7 @@ class RuleBase(abc.ABC):
         pass
 
     @abc.abstractmethod
-    def type(self):
+    def type(self) -> str:
         """The name rules refer to this executor or action by (a :class:`Rule`'s ``type``, its
         ``onSuccess``/``onFailure``), and the key it is registered under in a :class:`RuleRegistry`.
 
@@ -300,7 +306,7 @@ class RuleBase(abc.ABC):
         """
         raise NotImplementedError()
 
-    def close(self):
+    def close(self) -> None:
         """Release what the executor or action holds (clients, caches); called when a serde
         that uses it is closed. The base implementation does nothing.
         """
@@ -314,12 +320,12 @@ class RuleExecutor(RuleBase):
     """
 
     @abc.abstractmethod
-    def transform(self, ctx, message):
+    def transform(self, ctx: RuleContext, message: Any) -> Any:
         """A CONDITION's truth, or a TRANSFORM's new message."""
         raise NotImplementedError()
 
 
-def _same_tagged_transform(rule, other):
+def _same_tagged_transform(rule: Rule, other: Rule) -> bool:
     return (bool(rule.tags) and rule.kind == RuleKind.TRANSFORM and other.kind == rule.kind
             and other.mode == rule.mode and other.type == rule.type and other.tags == rule.tags)
 
@@ -328,11 +334,11 @@ class FieldRuleExecutor(RuleExecutor):
     """An executor applied field by field (through the format's field transformer)."""
 
     @abc.abstractmethod
-    def new_transform(self, ctx):
+    def new_transform(self, ctx: RuleContext) -> FieldTransform:
         """A ``(rule_ctx, field_ctx, value) -> value`` function for this rule."""
         raise NotImplementedError()
 
-    def transform(self, ctx, message):
+    def transform(self, ctx: RuleContext, message: Any) -> Any:
         """Apply the rule to every field of ``message`` (through the format's field
         transformer and :meth:`new_transform`), and return the result.
 
@@ -358,7 +364,7 @@ class FieldRuleExecutor(RuleExecutor):
         return ctx.field_transformer(ctx, self.new_transform(ctx), message)
 
     @staticmethod
-    def are_transforms_with_same_tag(rule1, rule2):
+    def are_transforms_with_same_tag(rule1: Rule, rule2: Rule) -> bool:
         """True when ``rule1`` is a TRANSFORM with tags and ``rule2`` has the same kind, mode,
         type and tags (the rules of which only one applies: see :meth:`transform`).
         """
@@ -372,7 +378,7 @@ class RuleAction(RuleBase):
     """
 
     @abc.abstractmethod
-    def run(self, ctx, message, ex):
+    def run(self, ctx: RuleContext, message: Any, ex: Optional[Exception]) -> Any:
         """Act on a rule's outcome (``ex`` is the failure, None on success)."""
         raise NotImplementedError()
 
@@ -380,11 +386,11 @@ class RuleAction(RuleBase):
 class ErrorAction(RuleAction):
     """Fails the serde with :class:`SerializationError` (chained to the rule's failure)."""
 
-    def type(self):
+    def type(self) -> str:
         """The action's name: ``"ERROR"``."""
         return "ERROR"
 
-    def run(self, ctx, message, ex):
+    def run(self, ctx: RuleContext, message: Any, ex: Optional[Exception]) -> Any:
         """Raise :class:`SerializationError`, chained to ``ex`` (the rule's failure) when given.
 
         Raises:
@@ -400,11 +406,11 @@ class NoneAction(RuleAction):
     goes on as the rule left it.
     """
 
-    def type(self):
+    def type(self) -> str:
         """The action's name: ``"NONE"``."""
         return "NONE"
 
-    def run(self, ctx, message, ex):
+    def run(self, ctx: RuleContext, message: Any, ex: Optional[Exception]) -> Any:
         """Do nothing.
 
         Returns:
@@ -420,11 +426,11 @@ class RuleError(Exception):
 class RuleConditionError(RuleError):
     """A CONDITION rule was false; the message is the rule's doc, else its expression."""
 
-    def __init__(self, rule):
+    def __init__(self, rule: Rule) -> None:
         super().__init__(RuleConditionError.error_message(rule))
 
     @staticmethod
-    def error_message(rule):
+    def error_message(rule: Rule) -> str:
         """The message for a failed CONDITION ``rule``: its ``doc``, else
         ``"Rule expr failed: <expr>"``, else ``"Rule failed: <name>"``.
         """
@@ -466,24 +472,25 @@ class ValidationRule:
         "sql": "A SQL condition over the value, for executors that evaluate SQL.",
     }
 
-    def __init__(self, name=None, doc=None, expr=None, sql=None):
-        self.name = name
-        self.doc = doc
-        self.expr = expr
-        self.sql = sql
+    def __init__(self, name: Optional[str] = None, doc: Optional[str] = None,
+                 expr: Optional[str] = None, sql: Optional[str] = None) -> None:
+        self.name: Optional[str] = name
+        self.doc: Optional[str] = doc
+        self.expr: Optional[str] = expr
+        self.sql: Optional[str] = sql
 
-    def _key(self):
+    def _key(self) -> Tuple[Optional[str], ...]:
         return self.name, self.doc, self.expr, self.sql
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, ValidationRule):
             return NotImplemented
         return self._key() == other._key()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._key())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "ValidationRule{{name={}, doc={}, expr={}, sql={}}}".format(*self._key())
 
 
@@ -500,22 +507,23 @@ class ValidationRuleError:
         "cause": "The :class:`RuleError` the executor raised, if the rule could not run.",
     }
 
-    def __init__(self, rule, field_path=None, message=None, cause=None):
-        self.rule = rule
-        self.field_path = field_path
-        self.message = message
-        self.cause = cause
+    def __init__(self, rule: Optional[ValidationRule], field_path: Optional[str] = None,
+                 message: Optional[str] = None, cause: Optional[Exception] = None) -> None:
+        self.rule: Optional[ValidationRule] = rule
+        self.field_path: Optional[str] = field_path
+        self.message: Optional[str] = message
+        self.cause: Optional[Exception] = cause
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, ValidationRuleError):
             return NotImplemented
         return (self.rule, self.field_path, self.message) == (
             other.rule, other.field_path, other.message)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.rule, self.field_path, self.message))
 
-    def __str__(self):
+    def __str__(self) -> str:
         rule = self.rule
         detail = self.message
         if not detail and rule is not None:
@@ -526,7 +534,7 @@ class ValidationRuleError:
             text += " (caused by: {})".format(self.cause)
         return text
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "ValidationRuleError({})".format(self)
 
 
@@ -534,7 +542,7 @@ class ValidationRuleExecutor(abc.ABC):
     """Evaluates an inline rule: False, or a non-empty str (the reason), means it failed."""
 
     @abc.abstractmethod
-    def execute(self, rule, schema, message):
+    def execute(self, rule: ValidationRule, schema: Any, message: Any) -> Union[bool, str]:
         """Evaluate ``rule`` on ``message``.
 
         Args:
@@ -556,7 +564,7 @@ class ValidationRuleExecutor(abc.ABC):
 VALIDATION_RULES_PROP = "confluent:rules"
 
 
-def parse_validation_rules(prop_value):
+def parse_validation_rules(prop_value: Any) -> List[ValidationRule]:
     """The ValidationRules of a ``confluent:rules`` value (a list of objects); else []."""
     if not isinstance(prop_value, list):
         return []
@@ -564,7 +572,9 @@ def parse_validation_rules(prop_value):
             for e in prop_value if isinstance(e, dict)]
 
 
-def evaluate_validation_rule(executor, rule, schema, value, path, out):
+def evaluate_validation_rule(executor: ValidationRuleExecutor, rule: ValidationRule, schema: Any,
+                             value: Any, path: Optional[str],
+                             out: List[ValidationRuleError]) -> None:
     """Run one inline rule; append a ValidationRuleError to ``out`` when it fails."""
     try:
         result = executor.execute(rule, schema, value)
@@ -602,10 +612,11 @@ class Migration:
         "target": "The :class:`RegisteredSchema` it is in after it.",
     }
 
-    def __init__(self, rule_mode, source, target):
-        self.rule_mode = rule_mode
-        self.source = source
-        self.target = target
+    def __init__(self, rule_mode: RuleMode, source: Optional[RegisteredSchema],
+                 target: RegisteredSchema) -> None:
+        self.rule_mode: RuleMode = rule_mode
+        self.source: Optional[RegisteredSchema] = source
+        self.target: RegisteredSchema = target
 
 
 # -- running a rule set ------------------------------------------------------------------------
@@ -628,10 +639,10 @@ class RuleRegistry:
 
     __slots__ = ["_executors", "_actions", "_overrides", "_lock"]
 
-    def __init__(self):
-        self._executors = {}
-        self._actions = {}
-        self._overrides = {}
+    def __init__(self) -> None:
+        self._executors: Dict[str, RuleExecutor] = {}
+        self._actions: Dict[str, RuleAction] = {}
+        self._overrides: Dict[str, RuleOverride] = {}
         self._lock = threading.Lock()
 
     def _put(self, table, key, value):
@@ -646,49 +657,49 @@ class RuleRegistry:
         with self._lock:
             return list(table.values())
 
-    def register_executor(self, rule_executor):
+    def register_executor(self, rule_executor: RuleExecutor) -> None:
         """Add ``rule_executor`` (a :class:`RuleExecutor`) under its ``type()``, replacing one of
         the same type.
         """
         self._put(self._executors, rule_executor.type(), rule_executor)
 
-    def get_executor(self, name):
+    def get_executor(self, name: str) -> Optional[RuleExecutor]:
         """The executor registered under the type ``name``, or None."""
         return self._get(self._executors, name)
 
-    def get_executors(self):
+    def get_executors(self) -> List[RuleExecutor]:
         """The registered executors, as a list."""
         return self._all(self._executors)
 
-    def register_action(self, rule_action):
+    def register_action(self, rule_action: RuleAction) -> None:
         """Add ``rule_action`` (a :class:`RuleAction`) under its ``type()``, replacing one of the
         same type.
         """
         self._put(self._actions, rule_action.type(), rule_action)
 
-    def get_action(self, name):
+    def get_action(self, name: str) -> Optional[RuleAction]:
         """The action registered under the type ``name``, or None."""
         return self._get(self._actions, name)
 
-    def get_actions(self):
+    def get_actions(self) -> List[RuleAction]:
         """The registered actions, as a list."""
         return self._all(self._actions)
 
-    def register_override(self, rule_override):
+    def register_override(self, rule_override: RuleOverride) -> None:
         """Add ``rule_override`` (a :class:`RuleOverride`) for the rules of its ``type``,
         replacing one for the same type.
         """
         self._put(self._overrides, rule_override.type, rule_override)
 
-    def get_override(self, name):
+    def get_override(self, name: str) -> Optional[RuleOverride]:
         """The override for rules of the type ``name``, or None."""
         return self._get(self._overrides, name)
 
-    def get_overrides(self):
+    def get_overrides(self) -> List[RuleOverride]:
         """The registered overrides, as a list."""
         return self._all(self._overrides)
 
-    def clear(self):
+    def clear(self) -> None:
         """Remove every executor, action and override."""
         with self._lock:
             self._executors.clear()
@@ -696,24 +707,24 @@ class RuleRegistry:
             self._overrides.clear()
 
     @staticmethod
-    def get_global_instance():
+    def get_global_instance() -> "RuleRegistry":
         """The process-wide registry, which serdes use unless given their own ``rule_registry``
         (and which the executors' ``register()`` class methods fill).
         """
         return _GLOBAL
 
     @staticmethod
-    def register_rule_executor(rule_executor):
+    def register_rule_executor(rule_executor: RuleExecutor) -> None:
         """Add ``rule_executor`` to the process-wide registry (see :meth:`register_executor`)."""
         _GLOBAL.register_executor(rule_executor)
 
     @staticmethod
-    def register_rule_action(rule_action):
+    def register_rule_action(rule_action: RuleAction) -> None:
         """Add ``rule_action`` to the process-wide registry (see :meth:`register_action`)."""
         _GLOBAL.register_action(rule_action)
 
     @staticmethod
-    def register_rule_override(rule_override):
+    def register_rule_override(rule_override: RuleOverride) -> None:
         """Add ``rule_override`` to the process-wide registry (see :meth:`register_override`)."""
         _GLOBAL.register_override(rule_override)
 

@@ -13,13 +13,14 @@ import io
 import logging
 import threading
 import types
-from typing import Any, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from .._serdes import maybe_await
 from ..serialization import (
     Deserializer,
     DeserializerBuilder,
     MessageField,
+    SerializationContext,
     SerializationError,
     Serializer,
     SerializerBuilder,
@@ -31,7 +32,12 @@ from ._rules import (
     set_original_key,
 )
 from ._steps import drive, finish
-from ._wire import SchemaId, dual_schema_id_deserializer, prefix_schema_id_serializer
+from ._wire import (
+    SchemaId,
+    dual_schema_id_deserializer,
+    prefix_schema_id_deserializer,
+    prefix_schema_id_serializer,
+)
 from .error import SchemaRegistryError
 
 # offered by confluent-kafka's serde module (.serde)
@@ -55,34 +61,45 @@ __all__ = [
 # -- subject name strategies ------------------------------------------------------------------
 
 
-def _need_ctx(ctx, name):
+def _need_ctx(ctx: Optional[SerializationContext], name: str) -> SerializationContext:
     if ctx is None:
         raise ValueError(
             "SerializationContext is required for {}. Either provide a SerializationContext "
             "or use record_subject_name_strategy.".format(name)
         )
+    return ctx
 
 
-def topic_subject_name_strategy(ctx, record_name):
+def topic_subject_name_strategy(ctx: Optional[SerializationContext],
+                                record_name: Optional[str]) -> Optional[str]:
     """``{topic}-key`` or ``{topic}-value``."""
-    _need_ctx(ctx, "topic_subject_name_strategy")
+    ctx = _need_ctx(ctx, "topic_subject_name_strategy")
     return ctx.topic + "-" + ctx.field
 
 
-def topic_record_subject_name_strategy(ctx, record_name):
+def topic_record_subject_name_strategy(ctx: Optional[SerializationContext],
+                                       record_name: Optional[str]) -> Optional[str]:
     """``{topic}-{record name}``."""
-    _need_ctx(ctx, "topic_record_subject_name_strategy")
+    ctx = _need_ctx(ctx, "topic_record_subject_name_strategy")
     return None if record_name is None else ctx.topic + "-" + record_name
 
 
-def record_subject_name_strategy(ctx, record_name):
+def record_subject_name_strategy(ctx: Optional[SerializationContext],
+                                 record_name: Optional[str]) -> Optional[str]:
     """``{record name}`` (the context is not needed)."""
     return record_name
 
 
-def reference_subject_name_strategy(ctx, schema_ref):
+def reference_subject_name_strategy(ctx: Optional[SerializationContext],
+                                    schema_ref: Any) -> Optional[str]:
     """A referenced schema's subject is the reference's name."""
     return None if schema_ref is None else schema_ref.name
+
+
+#: the strategies whose subject depends only on the context's topic and field and the record
+#: name, which is fixed per serde (a serde caches per topic and field what follows from them)
+_FIXED_STRATEGIES = (topic_subject_name_strategy, topic_record_subject_name_strategy,
+                     record_subject_name_strategy)
 
 
 class SubjectNameStrategyType(str, enum.Enum):
@@ -107,6 +124,8 @@ KAFKA_CLUSTER_ID = "subject.name.strategy.kafka.cluster.id"
 #: ``subject.name.strategy.conf`` key: the strategy used when a topic has no association.
 FALLBACK_TYPE = "subject.name.strategy.fallback.type"
 _ANY_NAMESPACE = "-"
+# (an enum member read from its class costs a descriptor call: these are read per record)
+_KEY = MessageField.KEY
 _ASSOCIATION_CACHE_CAPACITY = 1000
 
 
@@ -139,13 +158,16 @@ class AssociatedNameStrategy:
     in an LRU cache of ``cache_capacity`` entries.
     """
 
-    def __init__(self, cache_capacity=_ASSOCIATION_CACHE_CAPACITY):
+    def __init__(self, cache_capacity: int = _ASSOCIATION_CACHE_CAPACITY) -> None:
         self._capacity = cache_capacity
-        self._cache = collections.OrderedDict()
+        self._cache: "collections.OrderedDict[Tuple[Any, ...], str]" = collections.OrderedDict()
         self._lock = threading.Lock()
-        self._cluster_id_resolver = None
+        self._cluster_id_resolver: Optional[Callable[[], str]] = None
+        # counts the answers forgotten or replaced (clear_cache, eviction): a serde's framing
+        # cached under one generation stays valid while the generation is unchanged
+        self.generation = 0
 
-    def set_cluster_id_resolver(self, resolver):
+    def set_cluster_id_resolver(self, resolver: Optional[Callable[[], str]]) -> None:
         """``resolver()`` returns the Kafka cluster id; called on a cache miss only, so creating
         a client never waits on a broker. The latest resolver set wins."""
         self._cluster_id_resolver = resolver
@@ -194,7 +216,9 @@ class AssociatedNameStrategy:
                              "strategy.".format(FALLBACK_TYPE, fallback.value, fallback.value))
         return STRATEGY_TYPE_MAP[fallback](ctx, record_name)
 
-    def __call__(self, ctx, record_name, schema_registry_client, conf=None):
+    def __call__(self, ctx: Optional[SerializationContext], record_name: Optional[str],
+                 schema_registry_client: Any,
+                 conf: Optional[Dict[str, Any]] = None) -> Optional[str]:
         if ctx is None:
             raise ValueError(
                 "SerializationContext is required for {}. Either provide a "
@@ -202,7 +226,7 @@ class AssociatedNameStrategy:
         topic = ctx.topic
         if topic is None:
             return None
-        key = (topic, ctx.field == MessageField.KEY, record_name)
+        key = (topic, ctx.field == _KEY, record_name)
         with self._lock:
             subject = self._cache.get(key)
             if subject is not None:
@@ -211,15 +235,19 @@ class AssociatedNameStrategy:
         subject = self._look_up(ctx, topic, key[1], record_name, schema_registry_client, conf)
         if subject is not None:
             with self._lock:
+                if self._cache.get(key, subject) != subject:
+                    self.generation += 1
                 self._cache[key] = subject
                 while len(self._cache) > self._capacity:
                     self._cache.popitem(last=False)
+                    self.generation += 1
         return subject
 
-    def clear_cache(self):
+    def clear_cache(self) -> None:
         """Forget the subjects looked up so far."""
         with self._lock:
             self._cache.clear()
+            self.generation += 1
 
 
 class ParsedSchemaCache:
@@ -331,9 +359,10 @@ class BaseSerde(_RuleRunner):
             conf.take("subject.name.strategy"),
         )
 
-    def configure_subject_name_strategy(self, subject_name_strategy_type=None,
-                                        subject_name_strategy_conf=None,
-                                        subject_name_strategy=None):
+    def configure_subject_name_strategy(self, subject_name_strategy_type: Any = None,
+                                        subject_name_strategy_conf: Optional[Dict[str, Any]] = None,
+                                        subject_name_strategy: Optional[Callable[..., Any]] = None
+                                        ) -> None:
         """Choose how subjects are named: the callable ``subject_name_strategy`` if given, else
         the :class:`SubjectNameStrategyType` (or its name) ``subject_name_strategy_type``, else
         an :class:`AssociatedNameStrategy` (which falls back to the topic strategy).
@@ -364,16 +393,47 @@ class BaseSerde(_RuleRunner):
                 strategy = STRATEGY_TYPE_MAP[kind]
         self._subject_name_func = strategy
         self._strategy_accepts_client = isinstance(strategy, AssociatedNameStrategy)
+        # the subject of a topic's key or value cannot change from one record to the next with
+        # the built-in strategies (the record name is the serde's schema's); an associated
+        # strategy's answers stay while its generation does
+        self._associated: Optional[AssociatedNameStrategy] = (
+            strategy if isinstance(strategy, AssociatedNameStrategy) else None)
+        self._subject_fixed = self._strategy_accepts_client or strategy in _FIXED_STRATEGIES
+        self._framings: Dict[Tuple[Any, ...], Tuple[Any, ...]] = {}
 
     _associated_strategy_type = AssociatedNameStrategy
 
-    def set_cluster_id_resolver(self, resolver):
+    def _generation(self) -> int:
+        """The generation of the subject strategy's answers (see :attr:`_framings`)."""
+        associated = self._associated
+        return 0 if associated is None else associated.generation
+
+    def _cached_framing(self, key: Tuple[Any, ...]) -> Optional[Tuple[Any, ...]]:
+        """The entry kept under ``key`` in :attr:`_framings` (``(generation, ...)``) while the
+        subject strategy's answers it followed from are unchanged, else None.
+
+        A serde keeps there, per topic and field (and, deserializing, framing), what it
+        resolved for a record when nothing of it can change from one record to the next: no
+        use.latest.version or use.latest.with.metadata (the latest may change), no use.schema.id
+        or rules (the selected schema's rules run per record), the default framing, a subject
+        strategy of :data:`_FIXED_STRATEGIES` or an associated one (whose generation is kept).
+        A serializer's schema id per subject is kept for good (confluent-kafka's serializers
+        keep it too); a schema id names one schema for good."""
+        entry = self._framings.get(key)
+        if entry is None:
+            return None
+        associated = self._associated
+        if associated is not None and entry[0] != associated.generation:
+            return None
+        return entry
+
+    def set_cluster_id_resolver(self, resolver: Optional[Callable[[], str]]) -> None:
         """Hand ``resolver`` (returning the Kafka cluster id) to an associated strategy; other
         strategies do not need it."""
         if isinstance(self._subject_name_func, AssociatedNameStrategy):
             self._subject_name_func.set_cluster_id_resolver(resolver)
 
-    def own_schema_registry_client(self):
+    def own_schema_registry_client(self) -> None:
         """Close the registry client with this serde (a builder made the client for it)."""
         self._owns_registry = True
 
@@ -381,12 +441,12 @@ class BaseSerde(_RuleRunner):
     def _remember_key(ctx, key):
         """A key serde leaves its record's key for the value serde's rules (a DLQ record keeps
         it); the value serde clears it."""
-        if ctx is not None and ctx.field == MessageField.KEY:
+        if ctx is not None and ctx.field == _KEY:
             set_original_key(key)
         else:
             clear_original_key()
 
-    def close(self):
+    def close(self) -> None:
         """Release what the serde holds: close the executors and actions of its own
         ``rule_registry`` (never the process-wide registry's), and the Schema Registry client when a
         builder made it for this serde. The client passed to the constructor stays open: its owner
@@ -424,7 +484,10 @@ class BaseSerde(_RuleRunner):
 class BaseSerializer(BaseSerde, Serializer):
     """Resolves the schema id a serializer frames its records with."""
 
-    def __call__(self, obj, ctx=None):
+    # each format's serializer: (obj, ctx) -> the framed record
+    _serialize: Callable[[Any, Optional[SerializationContext]], Any]
+
+    def __call__(self, obj: Any, ctx: Optional[SerializationContext] = None) -> Optional[bytes]:
         try:
             return None if obj is None else self._serialize(obj, ctx)
         finally:
@@ -451,6 +514,20 @@ class BaseSerializer(BaseSerde, Serializer):
         # under confluent-kafka's name: its own tests read ``serializer._schema_id.id``
         self._schema_id = None
         return conf
+
+    def _framing_allowed(self) -> bool:
+        return (self._subject_fixed and self._use_schema_id is None
+                and not self._use_latest_version and self._use_latest_with_metadata is None
+                and not self._validation_enabled()
+                and self._schema_id_serializer is prefix_schema_id_serializer)
+
+    def _keep_framing(self, ctx, generation, schema_id, selected):
+        """Keep ``schema_id`` and its framing for ``ctx``'s topic and field where the next
+        records of them are framed the same (see :meth:`_cached_framing`)."""
+        if (selected is None and ctx is not None and schema_id.id is not None
+                and self._framing_allowed()):
+            self._framings[(ctx.topic, ctx.field)] = (generation, schema_id,
+                                                      schema_id.id_to_bytes())
 
     def _schema_id_for(self, subject, schema):
         """(SchemaId, RegisteredSchema or None): the id to frame with and the selected schema.
@@ -512,8 +589,10 @@ class BaseSerializer(BaseSerde, Serializer):
     def _prepare(self, obj, ctx):
         """(SchemaId, selected schema or None, the value to encode, subject) for a dict-based
         format."""
+        generation = self._generation()
         subject = self._subject(ctx, self._schema_name)
         schema_id, selected = self._schema_id_for(subject, self._schema)
+        self._keep_framing(ctx, generation, schema_id, selected)
         if self._to_dict is None:
             return schema_id, selected, obj, subject
         if ctx is None:
@@ -552,7 +631,10 @@ class _Selected:
 class BaseDeserializer(BaseSerde, Deserializer):
     """Reads the framing and fetches the writer's schema."""
 
-    def __call__(self, data, ctx=None):
+    # each format's deserializer: (data, ctx) -> the record
+    _deserialize: Callable[[bytes, Optional[SerializationContext]], Any]
+
+    def __call__(self, data: Optional[bytes], ctx: Optional[SerializationContext] = None) -> Any:
         try:
             return None if data is None else self._deserialize(data, ctx)
         finally:
@@ -566,6 +648,28 @@ class BaseDeserializer(BaseSerde, Deserializer):
         self._configure_common(conf)
         self._schema_id_deserializer = conf.take_callable("schema.id.deserializer")
         return conf
+
+    def _keep_reading(self, ctx, generation, schema_id, data, framing_length, *state):
+        """Keep ``state`` (what reading needs) for records of ``ctx``'s topic and field framed
+        as ``data``'s first ``framing_length`` bytes (magic byte 0 and the schema id, then
+        Protobuf's message indexes) where nothing else can change from one record to the next
+        (see :meth:`_cached_framing`); the caller checked that no rules apply."""
+        if (ctx is not None and not ctx.headers and schema_id.id is not None
+                and type(data) is bytes and data[:1] == b"\x00" and self._subject_fixed
+                and not self._use_latest_version and self._use_latest_with_metadata is None
+                and self._schema_id_deserializer in (dual_schema_id_deserializer,
+                                                     prefix_schema_id_deserializer)):
+            self._framings[(ctx.topic, ctx.field, data[:5])] = (
+                generation, bytes(data[:framing_length])) + state
+
+    def _cached_reading(self, data, ctx):
+        """The entry :meth:`_keep_reading` kept for ``data`` in ``ctx``, or None."""
+        if ctx is None or ctx.headers or type(data) is not bytes:
+            return None
+        entry = self._cached_framing((ctx.topic, ctx.field, data[:5]))
+        if entry is None or not data.startswith(entry[1]):
+            return None
+        return entry
 
     def _unframe(self, data, ctx, check_length=True):
         """(SchemaId, BytesIO positioned at the record) for ``data``."""

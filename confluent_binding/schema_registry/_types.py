@@ -144,7 +144,8 @@ class RuleParams(_StringMap):
     params: Dict[str, str] = field(default_factory=dict, hash=False)
 
     _field = "params"
-    __hash__ = _StringMap.__hash__  # (a dataclass's own __hash__ would be None)
+    def __hash__(self) -> int:  # (a dataclass's own __hash__ would be None)
+        return _StringMap.__hash__(self)
 
 
 @dataclass(frozen=True)
@@ -343,7 +344,9 @@ class MetadataProperties(_StringMap):
     properties: Dict[str, str] = field(default_factory=dict, hash=False)
 
     _field = "properties"
-    __hash__ = _StringMap.__hash__
+
+    def __hash__(self) -> int:
+        return _StringMap.__hash__(self)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ between the id and the record. Magic byte 1 carries a 16-byte schema GUID instea
 import io
 import struct
 import uuid
+from typing import IO, Any, List, Optional, Sequence
 
-from ..serialization import MessageField, SerializationError
+from ..serialization import MessageField, SerializationContext, SerializationError
 
 # offered by confluent-kafka's serde module (.serde), with the varint helpers besides
 __all__ = [
@@ -27,12 +28,13 @@ _KEY_SCHEMA_ID = "__key_schema_id"
 _VALUE_SCHEMA_ID = "__value_schema_id"
 _ID = struct.Struct(">bI")
 _MAX_INDEXES = 100000
+_KEY = MessageField.KEY  # (read per record: an enum member read from its class costs more)
 
 
 # -- varints (zigzag, as protobuf's sint32/sint64) -------------------------------------------
 
 
-def write_varint(buf, value, zigzag=True):
+def write_varint(buf: IO[bytes], value: int, zigzag: bool = True) -> None:
     if zigzag:
         value = (value << 1) ^ (value >> 63)
     while value & ~0x7F:
@@ -41,7 +43,7 @@ def write_varint(buf, value, zigzag=True):
     buf.write(bytes((value,)))
 
 
-def read_varint(buf, zigzag=True):
+def read_varint(buf: IO[bytes], zigzag: bool = True) -> int:
     value = shift = 0
     while True:
         byte = buf.read(1)
@@ -54,7 +56,7 @@ def read_varint(buf, zigzag=True):
     return (value >> 1) ^ -(value & 1) if zigzag else value
 
 
-def encode_message_indexes(indexes, zigzag=True):
+def encode_message_indexes(indexes: Sequence[int], zigzag: bool = True) -> bytes:
     """The message-index array: ``[0]`` (the first message of the file) is the single byte 0."""
     buf = io.BytesIO()
     if list(indexes) == [0]:
@@ -66,7 +68,7 @@ def encode_message_indexes(indexes, zigzag=True):
     return buf.getvalue()
 
 
-def read_message_indexes(buf, zigzag=True):
+def read_message_indexes(buf: IO[bytes], zigzag: bool = True) -> List[int]:
     count = read_varint(buf, zigzag)
     if count < 0 or count > _MAX_INDEXES:
         raise SerializationError("Invalid msgidx array length")
@@ -88,13 +90,15 @@ class SchemaId:
         ),
     }
 
-    def __init__(self, schema_type, schema_id=None, guid=None, message_indexes=None):
-        self.schema_type = schema_type
-        self.id = schema_id
-        self.guid = uuid.UUID(guid) if guid is not None else None
-        self.message_indexes = message_indexes
+    def __init__(self, schema_type: str, schema_id: Optional[int] = None,
+                 guid: Optional[str] = None,
+                 message_indexes: Optional[List[int]] = None) -> None:
+        self.schema_type: str = schema_type
+        self.id: Optional[int] = schema_id
+        self.guid: Optional[uuid.UUID] = uuid.UUID(guid) if guid is not None else None
+        self.message_indexes: Optional[List[int]] = message_indexes
 
-    def from_bytes(self, payload):
+    def from_bytes(self, payload: io.BytesIO) -> io.BytesIO:
         """Read the framing from the BytesIO ``payload``; return it positioned at the record."""
         magic = payload.read(1)
         if magic == b"\x00":
@@ -110,19 +114,19 @@ class SchemaId:
             self.message_indexes = read_message_indexes(payload)
         return payload
 
-    def _indexes(self):
+    def _indexes(self) -> bytes:
         return b"" if self.message_indexes is None else encode_message_indexes(self.message_indexes)
 
     # confluent-kafka's name of the index reader, which its tests call
     _read_index_array = staticmethod(read_message_indexes)
 
-    def id_to_bytes(self):
+    def id_to_bytes(self) -> bytes:
         """The framing with the integer id (bytes): magic byte 0, the id as 4 big-endian bytes,
         then (Protobuf) the message indexes; the serialized record follows it in a payload.
         :class:`SerializationError` if :attr:`id` is not set."""
         return _ID.pack(_MAGIC_BYTE_V0, self._required(self.id, "ID")) + self._indexes()
 
-    def guid_to_bytes(self):
+    def guid_to_bytes(self) -> bytes:
         """The framing with the GUID (bytes): magic byte 1 and the GUID's 16 bytes, then
         (Protobuf) the message indexes; what goes in the ``__key_schema_id``/``__value_schema_id``
         header or in front of the record. :class:`SerializationError` if :attr:`guid` is not
@@ -131,12 +135,12 @@ class SchemaId:
         return bytes((_MAGIC_BYTE_V1,)) + guid.bytes + self._indexes()
 
     @staticmethod
-    def _required(value, what):
+    def _required(value: Any, what: str) -> Any:
         if value is None:
             raise SerializationError("Schema %s is not set" % what)
         return value
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "SchemaId(%r, id=%r, guid=%r, message_indexes=%r)" % (
             self.schema_type,
             self.id,
@@ -148,19 +152,21 @@ class SchemaId:
 # -- where the schema id goes -----------------------------------------------------------------
 
 
-def prefix_schema_id_serializer(payload, ctx, schema_id):
+def prefix_schema_id_serializer(payload: bytes, ctx: Optional[SerializationContext],
+                                schema_id: SchemaId) -> bytes:
     """Frame ``payload`` with magic byte 0 and the schema id (and message indexes)."""
     return schema_id.id_to_bytes() + payload
 
 
-def header_schema_id_serializer(payload, ctx, schema_id):
+def header_schema_id_serializer(payload: bytes, ctx: Optional[SerializationContext],
+                                schema_id: SchemaId) -> bytes:
     """Put magic byte 1 and the GUID in the ``__key_schema_id``/``__value_schema_id`` header."""
     if ctx is None:
         raise SerializationError("SerializationContext is required for header_schema_id_serializer")
     headers = ctx.headers
     if headers is None:
         raise SerializationError("Missing headers")
-    name = _KEY_SCHEMA_ID if ctx.field == MessageField.KEY else _VALUE_SCHEMA_ID
+    name = _KEY_SCHEMA_ID if ctx.field == _KEY else _VALUE_SCHEMA_ID
     if isinstance(headers, list):
         headers.append((name, schema_id.guid_to_bytes()))
     elif isinstance(headers, dict):
@@ -170,17 +176,19 @@ def header_schema_id_serializer(payload, ctx, schema_id):
     return payload
 
 
-def prefix_schema_id_deserializer(payload, ctx, schema_id):
+def prefix_schema_id_deserializer(payload: bytes, ctx: Optional[SerializationContext],
+                                  schema_id: SchemaId) -> io.BytesIO:
     """Read the framing from the payload's front; return the rest as a BytesIO."""
     return schema_id.from_bytes(io.BytesIO(payload))
 
 
-def dual_schema_id_deserializer(payload, ctx, schema_id):
+def dual_schema_id_deserializer(payload: bytes, ctx: Optional[SerializationContext],
+                                schema_id: SchemaId) -> io.BytesIO:
     """Take the schema id from the field's schema-id header if any, else from the payload."""
-    found = None
+    found: Any = None
     headers = ctx.headers if ctx is not None else None
-    if headers is not None:
-        name = _KEY_SCHEMA_ID if ctx.field == MessageField.KEY else _VALUE_SCHEMA_ID
+    if ctx is not None and headers is not None:
+        name = _KEY_SCHEMA_ID if ctx.field == _KEY else _VALUE_SCHEMA_ID
         if isinstance(headers, dict):
             found = headers.get(name)
         else:

@@ -4,16 +4,25 @@ import decimal
 import io
 import json
 import logging
-from typing import Any, Dict, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple, Union
 
 from fastavro import parse_schema, schemaless_reader, schemaless_writer
 from fastavro.repository.base import AbstractSchemaRepository
 from fastavro.schema import expand_schema, load_schema
 from fastavro.validation import validate
 
-from ..serialization import SerializationError
+from ..serialization import SerializationContext, SerializationError
 from ._aserde import _serde_family
-from ._rules import FieldType, _evaluate_declared_rules, _store_field_result
+from ._rules import (
+    FieldTransform,
+    FieldType,
+    RuleContext,
+    RuleRegistry,
+    ValidationRuleError,
+    ValidationRuleExecutor,
+    _evaluate_declared_rules,
+    _store_field_result,
+)
 from ._serde import _TO_DICT_NOT_CALLABLE, _callable_or_none
 from ._types import RuleMode
 from .schema_registry_client import Schema
@@ -27,22 +36,27 @@ __all__ = ["AvroSerializer", "AvroDeserializer", "AvroSerializerBuilder", "AvroD
 
 #: what an Avro datum is in Python: null, string/enum, float/double, int/long, fixed as
 #: Decimal, boolean, bytes, array, map/record, a (type name, value) union branch
-AvroMessage = Union[None, str, float, int, decimal.Decimal, bool, bytes, list, dict, tuple]
+AvroMessage = Union[None, str, float, int, decimal.Decimal, bool, bytes, List[Any], Dict[str, Any],
+                    Tuple[Any, ...]]
 #: an Avro schema declaration: a type name, a union's list or a complex type's dict
-AvroSchema = Union[str, list, dict]
+AvroSchema = Union[str, List[Any], Dict[str, Any]]
 
 _AVRO = "AVRO"
-log = logging.getLogger("confluent_binding.schema_registry")
+log: logging.Logger = logging.getLogger("confluent_binding.schema_registry")
+
+# a serializer's to_dict(obj, ctx) and a deserializer's from_dict(dict, ctx)
+_ToDict = Callable[[Any, Optional[SerializationContext]], Dict[str, Any]]
+_FromDict = Callable[[Dict[str, Any], Optional[SerializationContext]], Any]
 
 
 class LocalSchemaRepository(AbstractSchemaRepository):
     """A fastavro schema repository over a dict: ``load(name)`` is the schema (a parsed JSON
     value) stored under ``name``, or None."""
 
-    def __init__(self, schemas):
-        self.schemas = schemas
+    def __init__(self, schemas: Dict[str, Any]) -> None:
+        self.schemas: Dict[str, Any] = schemas
 
-    def load(self, subject):
+    def load(self, subject: str) -> Any:
         """The schema stored under ``subject`` (a named type's full name), as parsed JSON.
 
         Args:
@@ -58,7 +72,7 @@ class LocalSchemaRepository(AbstractSchemaRepository):
 _ROOT = "$root"
 
 
-def parse_schema_with_repo(schema_str, named_schemas):
+def parse_schema_with_repo(schema_str: str, named_schemas: Dict[str, Any]) -> AvroSchema:
     """The fastavro-parsed schema of the declaration ``schema_str``, whose named types may be
     those in ``named_schemas`` (full name -> declaration as parsed JSON, left unchanged)."""
     schemas = {name: json.loads(json.dumps(decl)) for name, decl in named_schemas.items()}
@@ -149,17 +163,17 @@ _FIELD_TYPES = {
 }
 
 
-def get_type(schema):
+def get_type(schema: AvroSchema) -> FieldType:
     """The FieldType of a (parsed) Avro schema; a union is COMBINED, a name unknown NULL."""
     if isinstance(schema, list):
         return FieldType.COMBINED
-    kind = schema.get("type") if isinstance(schema, dict) else schema
+    kind: Any = schema.get("type") if isinstance(schema, dict) else schema
     return _FIELD_TYPES.get(kind, FieldType.NULL)
 
 
-def get_inline_tags(schema):
+def get_inline_tags(schema: AvroSchema) -> Dict[str, Set[str]]:
     """{``<record full name>.<field>``: set of its ``confluent:tags``} over a parsed schema."""
-    found = {}
+    found: Dict[str, Set[str]] = {}
 
     def walk(node, seen):
         if isinstance(node, list):
@@ -242,7 +256,8 @@ def _collapse(schema, declared, space):
     return schema
 
 
-def transform(ctx, schema, message, field_transform):
+def transform(ctx: RuleContext, schema: AvroSchema, message: AvroMessage,
+              field_transform: FieldTransform) -> AvroMessage:
     """Walk ``message`` along the (expanded, parsed) ``schema``, applying ``field_transform``
     to each field whose tags the rule selects; a CONDITION fails on a field giving False."""
     if schema is None:
@@ -298,11 +313,12 @@ def _transform_field(ctx, schema, spec, message, field_transform):
         ctx.exit_field()
 
 
-def validate_message(executor, schema, message, fail_fast=False):
+def validate_message(executor: ValidationRuleExecutor, schema: AvroSchema, message: AvroMessage,
+                     fail_fast: bool = False) -> List[ValidationRuleError]:
     """The ValidationRuleErrors of ``message`` against the inline ``confluent:rules`` of the
     (expanded, parsed) ``schema``: a record's own rules see the record, a field's rules its
     value (not when it is absent or null); paths read ``a.b``, ``a[3]``, ``a["key"]``."""
-    out = []
+    out: List[ValidationRuleError] = []
     if executor is not None and schema is not None and message is not None:
         _check(executor, schema, message, "", fail_fast, out)
     return out
@@ -358,15 +374,10 @@ class AvroSerializer(BaseSerializer):
 
     _schema_type = _AVRO
 
-    def __init__(
-        self,
-        schema_registry_client,
-        schema_str=None,
-        to_dict=None,
-        conf=None,
-        rule_conf=None,
-        rule_registry=None,
-    ):
+    def __init__(self, schema_registry_client: Any, schema_str: Union[str, Schema, None] = None,
+                 to_dict: Optional[_ToDict] = None,
+                 conf: Optional[Dict[str, Any]] = None, rule_conf: Optional[Dict[str, Any]] = None,
+                 rule_registry: Optional[RuleRegistry] = None) -> None:
         if isinstance(schema_str, str):
             schema = _schema_loads(schema_str)
         elif isinstance(schema_str, Schema):
@@ -374,21 +385,23 @@ class AvroSerializer(BaseSerializer):
         else:
             schema = None
         self._to_dict = _callable_or_none(to_dict, _TO_DICT_NOT_CALLABLE)
-        conf = self._configure(
+        settings = self._configure(
             schema_registry_client,
             conf,
             extra_defaults={"validate.strict": False, "validate.strict.allow.default": False},
         )
-        self._strict = conf.take_bool("validate.strict")
-        self._strict_allow_default = conf.take_bool("validate.strict.allow.default")
-        conf.finish()
+        self._strict = settings.take_bool("validate.strict")
+        self._strict_allow_default = settings.take_bool("validate.strict.allow.default")
+        settings.finish()
         self._configure_rules(rule_conf, rule_registry)
         self._schemas = _AvroSchemas(schema_registry_client)
         self._schema = schema
         self._parsed_schema = None
         self._schema_name = None
+        self._plain_bytes = False
         if schema is not None:
             self._parsed_schema = self._schemas.parse(schema)
+            self._plain_bytes = _is_bytes(self._parsed_schema)
             if isinstance(self._parsed_schema, dict):
                 # a named type's full name; a primitive's is its type (a union has none)
                 self._schema_name = self._parsed_schema.get(
@@ -396,6 +409,21 @@ class AvroSerializer(BaseSerializer):
                 )
 
     def _serialize(self, obj, ctx):
+        if ctx is not None:
+            framing = self._framings.get((ctx.topic, ctx.field))
+            if framing is not None and (self._associated is None
+                                        or framing[0] == self._associated.generation):
+                # as below, with the schema id resolved for this topic and field before (the
+                # check of _cached_framing, written out: this is the path of every record)
+                self._schema_id = framing[1]
+                value = obj if self._to_dict is None else self._to_dict(obj, ctx)
+                if self._plain_bytes:
+                    return framing[2] + (value if isinstance(value, bytes) else value.encode())
+                buf = io.BytesIO()
+                buf.write(framing[2])
+                schemaless_writer(buf, self._parsed_schema, value, strict=self._strict,
+                                  strict_allow_default=self._strict_allow_default)
+                return buf.getvalue()
         schema_id, selected, value, subject = self._prepare(obj, ctx)
         parsed = (
             self._schemas.parse(selected.schema) if selected is not None else self._parsed_schema
@@ -438,16 +466,11 @@ class AvroDeserializer(BaseDeserializer):
 
     _schema_type = _AVRO
 
-    def __init__(
-        self,
-        schema_registry_client,
-        schema_str=None,
-        from_dict=None,
-        return_record_name=False,
-        conf=None,
-        rule_conf=None,
-        rule_registry=None,
-    ):
+    def __init__(self, schema_registry_client: Any, schema_str: Union[str, Schema, None] = None,
+                 from_dict: Optional[_FromDict] = None,
+                 return_record_name: bool = False, conf: Optional[Dict[str, Any]] = None,
+                 rule_conf: Optional[Dict[str, Any]] = None,
+                 rule_registry: Optional[RuleRegistry] = None) -> None:
         schema = None
         if schema_str is not None:
             if isinstance(schema_str, str):
@@ -469,6 +492,18 @@ class AvroDeserializer(BaseDeserializer):
         self._return_record_name = return_record_name
 
     def _deserialize(self, data, ctx):
+        reading = self._cached_reading(data, ctx) if len(data) > 5 else None
+        if reading is not None:
+            # as below, with the writer's schema of this id read before and no rules to run
+            payload = io.BytesIO(data)
+            payload.seek(5)
+            _, _, writer, reader = reading
+            if reader is None:
+                obj = payload.read()
+            else:
+                obj = schemaless_reader(payload, writer, reader, self._return_record_name)
+            return obj if self._from_dict is None else self._from_dict(obj, ctx)
+        generation = self._generation()
         schema_id, payload = self._unframe(data, ctx)
         subject = self._subject(ctx, None) if ctx is not None else None
         writer_schema = self._writer_schema(schema_id, subject)
@@ -486,6 +521,10 @@ class AvroDeserializer(BaseDeserializer):
             reader_schema, reader = self._schema, self._reader_schema
         else:
             reader_schema, reader = writer_schema, writer
+        if (latest is None and writer_schema.rule_set is None
+                and reader_schema.rule_set is None):
+            self._keep_reading(ctx, generation, schema_id, data, 5, writer,
+                               None if _is_bytes(writer) else reader)
         if _is_bytes(writer):
             obj = payload.read()
         elif migrations:
@@ -502,7 +541,14 @@ class AvroDeserializer(BaseDeserializer):
         return obj
 
 
-# the builders, and the asyncio serdes and builders (the blocking ones awaited, see _aserde)
+# the builders, and the asyncio serdes and builders (the blocking ones awaited, see _aserde):
+# classes made at import, so declared here for type checkers
+AvroSerializerBuilder: Any
+AvroDeserializerBuilder: Any
+AsyncAvroSerializer: Any
+AsyncAvroDeserializer: Any
+AsyncAvroSerializerBuilder: Any
+AsyncAvroDeserializerBuilder: Any
 (AvroSerializerBuilder, AvroDeserializerBuilder, AsyncAvroSerializer, AsyncAvroDeserializer,
  AsyncAvroSerializerBuilder, AsyncAvroDeserializerBuilder) = _serde_family(
     AvroSerializer, AvroDeserializer)

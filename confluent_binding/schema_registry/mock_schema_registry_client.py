@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import Dict, List, Literal, Optional, Union
+from typing import Any, Dict, List, Literal, Optional, Union
 
 from ._associations import (
     Association,
@@ -41,7 +41,7 @@ def _page(items: list, offset: int, limit: int) -> list:
 class MockSchemaRegistryClient(SchemaRegistryClient):
     """In-memory registry with :class:`SchemaRegistryClient`'s methods; no network."""
 
-    def __init__(self, conf: dict):
+    def __init__(self, conf: Dict[str, Any]):
         super().__init__(conf)
         self._lock = threading.Lock()
         self._max_id = 0

@@ -9,6 +9,7 @@ message's index path in its file as zigzag varints (``[0]``, the first message, 
 import base64
 import datetime
 from decimal import Decimal
+from typing import Any, Dict, List, Optional, Set, Type
 
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor
@@ -17,10 +18,15 @@ from google.protobuf.message import DecodeError, Message
 from ..serialization import SerializationError
 from ._aserde import _serde_family
 from ._rules import (
+    FieldTransform,
     FieldType,
     RuleConditionError,
+    RuleContext,
     RuleError,
+    RuleRegistry,
     ValidationRule,
+    ValidationRuleError,
+    ValidationRuleExecutor,
     evaluate_validation_rule,
 )
 from ._types import RuleKind, RuleMode
@@ -61,7 +67,7 @@ _PROTOBUF = "PROTOBUF"
 _MAX_UNSCALED_DIGITS = 646456993
 
 
-def decimal_to_protobuf(value, scale):
+def decimal_to_protobuf(value: Decimal, scale: int) -> Any:
     """``value`` (a :class:`~decimal.Decimal`) as a ``confluent.type.Decimal`` of ``scale``
     fractional digits, exactly as Java's ``BigDecimal.setScale(scale)`` without rounding:
     widening appends zeros; narrowing may drop only zeros (``ValueError`` "Scale provided does
@@ -86,18 +92,18 @@ def decimal_to_protobuf(value, scale):
                                precision=precision, scale=scale)
 
 
-def protobuf_to_decimal(value):
+def protobuf_to_decimal(value: Any) -> Decimal:
     """The :class:`~decimal.Decimal` a ``confluent.type.Decimal`` message holds."""
     return from_proto_decimal(value)
 
 
-def variant_to_protobuf(value):
+def variant_to_protobuf(value: Variant) -> Any:
     """A :class:`~confluent_binding.schema_registry.confluent.type.variant_utils.Variant` as a
     ``confluent.type.Variant`` message (a navigated value's own bytes, not its parent's)."""
     return variant_pb2.Variant(metadata=value.metadata, value=value.standalone_value_bytes())
 
 
-def protobuf_to_variant(value):
+def protobuf_to_variant(value: Any) -> Variant:
     """The :class:`~confluent_binding.schema_registry.confluent.type.variant_utils.Variant` a
     ``confluent.type.Variant`` message holds."""
     return Variant(value.value, value.metadata)
@@ -117,7 +123,7 @@ _SCALARS = {
 }
 
 
-def is_map_field(fd):
+def is_map_field(fd: FieldDescriptor) -> bool:
     """True for a ``map<K, V>`` field (a repeated generated entry message)."""
     return (fd.type == _FD.TYPE_MESSAGE and fd.message_type is not None
             and fd.message_type.GetOptions().map_entry and _is_repeated(fd))
@@ -139,7 +145,7 @@ def _leaf(desc):
     return desc is not None and desc.full_name in _LEAF_MESSAGES
 
 
-def get_type(fd):
+def get_type(fd: FieldDescriptor) -> FieldType:
     """The FieldType of a field descriptor (a map: MAP, a message: RECORD, but a
     ``confluent.type.Decimal`` is BYTES and a ``google.protobuf.Timestamp`` LONG, as their Avro
     counterparts; a repeated field: its elements' type)."""
@@ -150,7 +156,7 @@ def get_type(fd):
     return _SCALARS.get(fd.type, FieldType.NULL)
 
 
-def get_inline_tags(fd):
+def get_inline_tags(fd: FieldDescriptor) -> Set[str]:
     """The tags a field declares in its ``(confluent.field_meta).tags`` option."""
     try:
         options = fd.GetOptions()
@@ -161,7 +167,8 @@ def get_inline_tags(fd):
     return set()
 
 
-def transform(ctx, descriptor, message, field_transform):
+def transform(ctx: RuleContext, descriptor: Any, message: Any,
+              field_transform: FieldTransform) -> Any:
     """Walk a Protobuf ``message`` (of ``descriptor``), applying ``field_transform`` to the
     fields whose tags the rule selects: lists and maps element by element, a decimal or a
     timestamp as one value, an unset field with presence not at all."""
@@ -262,13 +269,14 @@ def _set_field(message, fd, value):
         setattr(message, fd.name, value)
 
 
-def validate_message(executor, descriptor, message, fail_fast=False):
+def validate_message(executor: Optional[ValidationRuleExecutor], descriptor: Any, message: Any,
+                     fail_fast: bool = False) -> List[ValidationRuleError]:
     """The ValidationRuleErrors of ``message`` against the inline rules of ``descriptor``
     (the schema's): ``(confluent.message_meta).rules`` see the message, a field's
     ``(confluent.field_meta).rules`` its value (not when a field with presence is unset);
     fields are paired with the schema's by number; paths read ``a.b``, ``a[3]``,
     ``a["key"]``."""
-    out = []
+    out: List[ValidationRuleError] = []
     if executor is not None and descriptor is not None and message is not None:
         _check(executor, descriptor, message, "", fail_fast, out)
     return out
@@ -445,10 +453,10 @@ class ProtobufSerializer(BaseSerializer):
     _schema_type = _PROTOBUF
     _fmt = "serialized"
 
-    def __init__(
-        self, msg_type, schema_registry_client, conf=None, rule_conf=None, rule_registry=None
-    ):
-        conf = self._configure(
+    def __init__(self, msg_type: Type[Message], schema_registry_client: Any,
+                 conf: Optional[Dict[str, Any]] = None, rule_conf: Optional[Dict[str, Any]] = None,
+                 rule_registry: Optional[RuleRegistry] = None) -> None:
+        settings = self._configure(
             schema_registry_client,
             conf,
             extra_defaults={
@@ -457,10 +465,10 @@ class ProtobufSerializer(BaseSerializer):
                 "use.deprecated.format": False,
             },
         )
-        self._skip_known_types = conf.take_bool("skip.known.types")
-        _check_deprecated_format(conf)
-        self._reference_subject = conf.take_callable("reference.subject.name.strategy")
-        conf.finish()
+        self._skip_known_types = settings.take_bool("skip.known.types")
+        _check_deprecated_format(settings)
+        self._reference_subject = settings.take_callable("reference.subject.name.strategy")
+        settings.finish()
         self._configure_rules(rule_conf, rule_registry)
         self._msg_class = msg_type
         self._index_array = _message_indexes(msg_type.DESCRIPTOR)
@@ -496,10 +504,17 @@ class ProtobufSerializer(BaseSerializer):
         return super().__call__(message, ctx)
 
     def _serialize(self, message, ctx):
+        if ctx is not None and type(message) is self._msg_class:
+            framing = self._cached_framing((ctx.topic, ctx.field))
+            if framing is not None:
+                # as below, with the schema id resolved for this topic and field before
+                self._schema_id = framing[1]
+                return framing[2] + message.SerializeToString()
         if not isinstance(message, self._msg_class):
             raise ValueError(
                 "message must be of type {} not {}".format(self._msg_class, type(message))
             )
+        generation = self._generation()
         subject = self._subject(ctx, message.DESCRIPTOR.full_name) if ctx is not None else None
         schema_id, selected = self._schema_id_for(
             subject,
@@ -510,6 +525,9 @@ class ProtobufSerializer(BaseSerializer):
             ),
         )
         schema_id.message_indexes = self._index_array
+        if type(message) is self._msg_class:
+            # (a subclass's records may be named otherwise)
+            self._keep_framing(ctx, generation, schema_id, selected)
         if selected is not None or self._validation_enabled():
             # the registered schema's view of the message: its field names, tags and rules
             desc = message.DESCRIPTOR
@@ -537,23 +555,28 @@ class ProtobufDeserializer(BaseDeserializer):
     _schema_type = _PROTOBUF
     _fmt = "serialized"
 
-    def __init__(
-        self,
-        message_type,
-        conf=None,
-        schema_registry_client=None,
-        rule_conf=None,
-        rule_registry=None,
-    ):
-        conf = self._configure(
+    def __init__(self, message_type: Type[Message], conf: Optional[Dict[str, Any]] = None,
+                 schema_registry_client: Any = None, rule_conf: Optional[Dict[str, Any]] = None,
+                 rule_registry: Optional[RuleRegistry] = None) -> None:
+        settings = self._configure(
             schema_registry_client, conf, extra_defaults={"use.deprecated.format": False}
         )
-        _check_deprecated_format(conf)
-        conf.finish()
+        _check_deprecated_format(settings)
+        settings.finish()
         self._configure_rules(rule_conf, rule_registry)
         self._msg_class = message_type
 
     def _deserialize(self, data, ctx):
+        reading = self._cached_reading(data, ctx)
+        if reading is not None:
+            # as below, with the writer's schema id checked before and no rules to run
+            msg = self._msg_class()
+            try:
+                msg.ParseFromString(data[len(reading[1]):])
+            except DecodeError as e:
+                raise SerializationError(str(e))
+            return msg
+        generation = self._generation()
         schema_id, payload = self._unframe(data, ctx, check_length=False)
         writer = subject = None
         if self._registry is not None:
@@ -567,6 +590,8 @@ class ProtobufDeserializer(BaseDeserializer):
             latest = self._get_reader_schema(subject)
             if latest is not None:
                 migrations = self._get_migrations(subject, writer, latest)
+        if latest is None and (writer is None or writer.rule_set is None):
+            self._keep_reading(ctx, generation, schema_id, data, payload.tell())
         if migrations:
             # read with the writer's registered schema, reshape, build the reader's message
             files = self._files()
@@ -600,7 +625,14 @@ class ProtobufDeserializer(BaseDeserializer):
     _files = _files
 
 
-# the builders, and the asyncio serdes and builders (the blocking ones awaited, see _aserde)
+# the builders, and the asyncio serdes and builders (the blocking ones awaited, see _aserde):
+# classes made at import, so declared here for type checkers
+ProtobufSerializerBuilder: Any
+ProtobufDeserializerBuilder: Any
+AsyncProtobufSerializer: Any
+AsyncProtobufDeserializer: Any
+AsyncProtobufSerializerBuilder: Any
+AsyncProtobufDeserializerBuilder: Any
 (ProtobufSerializerBuilder, ProtobufDeserializerBuilder, AsyncProtobufSerializer,
  AsyncProtobufDeserializer, AsyncProtobufSerializerBuilder,
  AsyncProtobufDeserializerBuilder) = _serde_family(

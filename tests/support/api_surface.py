@@ -126,18 +126,13 @@ _IMPORTED = ("imported there from another of confluent-kafka's modules for the m
 _INTERNAL = "a constant, logger or helper of confluent-kafka's implementation"
 GAPS = {
     "confluent_kafka.schema_registry.common.avro": {
-        **dict.fromkeys(["FieldTransform", "RuleConditionError", "RuleContext", "RuleKind",
-                         "ValidationRule", "ValidationRuleError", "ValidationRuleExecutor",
-                         "Variant"], _IMPORTED),
+        **dict.fromkeys(["RuleConditionError", "RuleKind", "ValidationRule", "Variant"],
+                        _IMPORTED),
         "AVRO_TYPE": _INTERNAL},
     "confluent_kafka.schema_registry.common.json_schema": {
-        **dict.fromkeys(["FieldTransform", "RuleConditionError", "RuleContext", "RuleKind",
-                         "ValidationRule", "ValidationRuleError", "ValidationRuleExecutor"],
-                        _IMPORTED),
+        **dict.fromkeys(["RuleConditionError", "RuleKind", "ValidationRule"], _IMPORTED),
         "JSON_TYPE": _INTERNAL},
     "confluent_kafka.schema_registry.common.protobuf": {
-        **dict.fromkeys(["FieldTransform", "RuleContext", "ValidationRuleError",
-                         "ValidationRuleExecutor"], _IMPORTED),
         **dict.fromkeys(["DECIMAL_TYPE_NAME", "MAX_ENCODABLE_COEFFICIENT_DIGITS",
                          "PROTOBUF_MAJOR_VERSION", "PROTOBUF_TYPE", "TIMESTAMP_TYPE_NAME",
                          "is_cel_leaf_message", "rebuild_value_type", "set_decimal_message",
@@ -151,7 +146,7 @@ GAPS = {
         "MAX_ENCODABLE_COEFFICIENT_DIGITS": _INTERNAL},
     "confluent_kafka.schema_registry.rules.cel.variant_path": {"Segment": _INTERNAL},
     "confluent_kafka.schema_registry.rules.dlq.dlq_action": dict.fromkeys(
-        ["FieldContext", "FieldTransform", "Producer"], _IMPORTED),
+        ["FieldContext", "Producer"], _IMPORTED),
 }
 
 

@@ -7,7 +7,7 @@ here."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 from .. import _oauth
 from .. import schema_registry_client as _target
@@ -40,7 +40,7 @@ class _AsyncAbstractOAuthClient(_oauth._TokenSource, _AsyncBearerFieldProvider):
             self._transport = _AsyncTransport(_default_context(), None, DEFAULT_TIMEOUT)
         return self._transport
 
-    async def get_bearer_fields(self) -> dict:
+    async def get_bearer_fields(self) -> Dict[str, Any]:
         return self.bearer_fields(await self.get_access_token())
 
     async def get_access_token(self) -> str:

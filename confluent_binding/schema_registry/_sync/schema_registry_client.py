@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Optional
+from typing import Any, Dict, Optional
 
 from .. import _oauth
 from .. import schema_registry_client as _target
@@ -41,7 +41,7 @@ class _AbstractOAuthClient(_oauth._TokenSource, _BearerFieldProvider):
             self._transport = _Transport(_default_context(), None, DEFAULT_TIMEOUT)
         return self._transport
 
-    def get_bearer_fields(self) -> dict:
+    def get_bearer_fields(self) -> Dict[str, Any]:
         return self.bearer_fields(self.get_access_token())
 
     def get_access_token(self) -> str:

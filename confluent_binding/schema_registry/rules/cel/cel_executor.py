@@ -14,6 +14,7 @@ import datetime
 import logging
 import threading
 import uuid
+from typing import Any, Dict
 
 import celpy
 from celpy import celtypes
@@ -30,13 +31,13 @@ __all__ = ["CelExecutor", "DAYS_SHIFT", "EXTRA_FUNCS", "FieldContext", "Interpre
            "RuleContext", "RuleExecutor", "RuleKind", "RuleRegistry", "Schema",
            "field_value_to_cel", "log", "msg_to_cel", "to_cel", "from_cel"]
 
-log = logging.getLogger("confluent_binding.schema_registry")
+log: logging.Logger = logging.getLogger("confluent_binding.schema_registry")
 
 #: An Avro ``date`` is days since 1970-01-01: a Python date is given to CEL as that int.
 DAYS_SHIFT = datetime.date(1970, 1, 1).toordinal()
 
 
-def to_cel(value):
+def to_cel(value: Any) -> Any:
     """A Python value (a record, a field) as CEL values (decimals stay decimals)."""
     if _is_protobuf(value):
         return _msg_to_cel(value)
@@ -68,19 +69,19 @@ def to_cel(value):
     return value
 
 
-def msg_to_cel(msg):
+def msg_to_cel(msg: Any) -> Any:
     """A whole record as CEL values (a Protobuf message as its fields)."""
     return to_cel(msg)
 
 
-def field_value_to_cel(field_ctx, field_value):
+def field_value_to_cel(field_ctx: FieldContext, field_value: Any) -> Any:
     """A field's value as a CEL value (a Protobuf field's through its descriptor)."""
     if field_ctx.field_descriptor is not None:
         return _scalar_field_value_to_cel(field_value, field_ctx.field_descriptor)
     return to_cel(field_value)
 
 
-def from_cel(value):
+def from_cel(value: Any) -> Any:
     """A CEL result as plain Python values (dict, list, str, int, ...)."""
     if isinstance(value, dict):
         return {from_cel(k): from_cel(v) for k, v in value.items()}
@@ -132,17 +133,17 @@ class CelExecutor(RuleExecutor):
     def __init__(self):
         self._programs = _Programs()
 
-    def type(self):
+    def type(self) -> str:
         """The rule type this executor runs: ``"CEL"``."""
         return "CEL"
 
-    def transform(self, ctx, msg):
+    def transform(self, ctx: RuleContext, msg: Any) -> Any:
         """Run the rule over the whole record ``msg`` (bound as ``message``): a CONDITION's
         result (True: the record passes), or a TRANSFORM's new record.
         """
         return self.execute(ctx, msg, {"message": to_cel(msg)})
 
-    def execute(self, ctx, msg, args):
+    def execute(self, ctx: RuleContext, msg: Any, args: Dict[str, Any]) -> Any:
         """Evaluate the rule's expression (with its guard) over ``args``."""
         expr = ctx.rule.expr
         if expr is None:
@@ -159,7 +160,7 @@ class CelExecutor(RuleExecutor):
             return protobuf_result_writer.convert(result, msg)
         return from_cel(result)
 
-    def execute_rule(self, ctx, expr, args):
+    def execute_rule(self, ctx: RuleContext, expr: str, args: Dict[str, Any]) -> Any:
         """Evaluate one CEL expression ``expr`` with the variables ``args`` (``now`` is bound to
         the current UTC time when the expression uses it); programs are compiled once and cached.
 
@@ -183,7 +184,7 @@ class CelExecutor(RuleExecutor):
         return result
 
     @classmethod
-    def register(cls):
+    def register(cls) -> None:
         """Register an instance with the global :class:`RuleRegistry` (under ``CEL``), as
         confluent-kafka's ``CelExecutor.register()``; serializers then run ``CEL`` rules.
         """

@@ -7,6 +7,8 @@ not fit its argument, an unknown verb, or too few or too many arguments is an ev
 error.
 """
 
+from typing import Any, Callable
+
 import celpy
 from celpy import celtypes
 
@@ -19,7 +21,7 @@ QUOTE_TRANS = str.maketrans({"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n",
 _INTEGERS = (celtypes.IntType, celtypes.UintType)
 
 
-def quote(s):
+def quote(s: str) -> str:
     """``s`` as a double-quoted CEL string literal."""
     return '"%s"' % s.translate(QUOTE_TRANS)
 
@@ -32,10 +34,10 @@ class StringFormat:
     """``format()`` for one locale (accepted for the signature; numbers use ``.`` and no
     grouping)."""
 
-    def __init__(self, locale):
-        self.locale = locale
+    def __init__(self, locale: str) -> None:
+        self.locale: str = locale
 
-    def format(self, fmt, args):
+    def format(self, fmt: Any, args: Any) -> Any:
         """CEL's ``fmt.format(args)``: ``fmt`` with each verb replaced by the next of ``args``
         (see the module description for the verbs).
 
@@ -107,13 +109,13 @@ class StringFormat:
             return self.format_bin(arg)
         return _failed("format() unknown format specifier: " + verb)
 
-    def format_float(self, arg, precision):
+    def format_float(self, arg: Any, precision: int) -> Any:
         """``%f``: a double with ``precision`` decimals; an integer prints as ``%d``."""
         if isinstance(arg, celtypes.DoubleType):
             return celtypes.StringType("%.*f" % (precision, arg))
         return self.format_int(arg)
 
-    def format_exponential(self, arg, precision):
+    def format_exponential(self, arg: Any, precision: int) -> Any:
         """``%e``: a double in exponent form with ``precision`` decimals; an integer prints as
         ``%d``.
         """
@@ -121,13 +123,13 @@ class StringFormat:
             return celtypes.StringType("%.*e" % (precision, arg))
         return self.format_int(arg)
 
-    def format_int(self, arg):
+    def format_int(self, arg: Any) -> Any:
         """``%d``: an int or uint in decimal (an error for any other type)."""
         if isinstance(arg, _INTEGERS):
-            return celtypes.StringType(arg)
+            return celtypes.StringType(arg)  # type: ignore[arg-type]  # (an int: its digits)
         return _failed("format_int() requires an integer argument")
 
-    def format_hex(self, arg):
+    def format_hex(self, arg: Any) -> Any:
         """``%x``: an integer, the bytes, or the UTF-8 bytes of a string, in lower-case hex."""
         if isinstance(arg, _INTEGERS):
             return celtypes.StringType("%x" % arg)
@@ -137,13 +139,13 @@ class StringFormat:
             return celtypes.StringType(str(arg).encode("utf-8").hex())
         return _failed("format_hex() requires an integer, string, or binary argument")
 
-    def format_oct(self, arg):
+    def format_oct(self, arg: Any) -> Any:
         """``%o``: an integer in octal."""
         if isinstance(arg, _INTEGERS):
             return celtypes.StringType("%o" % arg)
         return _failed("format_oct() requires an integer argument")
 
-    def format_bin(self, arg):
+    def format_bin(self, arg: Any) -> Any:
         """``%b``: an integer (or a bool, as 0/1) in binary, with a leading ``-`` when
         negative.
         """
@@ -151,7 +153,7 @@ class StringFormat:
             return celtypes.StringType(bin(int(arg))[2:] if arg >= 0 else "-" + bin(-int(arg))[2:])
         return _failed("format_bin() requires an integer argument")
 
-    def format_string(self, arg):
+    def format_string(self, arg: Any) -> Any:
         """``%s``: a string as it is, bytes as hex, a list as ``[a, "b"]``, anything else as
         its string form.
         """
@@ -163,15 +165,15 @@ class StringFormat:
             return self.format_list(arg)
         return celtypes.StringType(arg)
 
-    def format_value(self, arg):
+    def format_value(self, arg: Any) -> Any:
         """One value as it reads inside a list: strings quoted."""
         if isinstance(arg, str):
             return celtypes.StringType(quote(arg))
         if isinstance(arg, celtypes.UintType):
-            return celtypes.StringType(arg)
+            return celtypes.StringType(arg)  # type: ignore[arg-type]  # (a uint: its digits)
         return self.format_string(arg)
 
-    def format_list(self, arg):
+    def format_list(self, arg: Any) -> Any:
         """A list as ``[a, "b", 3]``: each item as :meth:`format_value` writes it."""
         items = []
         for item in arg:
@@ -183,5 +185,5 @@ class StringFormat:
 
 
 _EN_US = StringFormat("en_US")
-format = _EN_US.format  # noqa: A001 - confluent-kafka's name
-format_value = _EN_US.format_value
+format: Callable[[Any, Any], Any] = _EN_US.format  # noqa: A001 - confluent-kafka's name
+format_value: Callable[[Any], Any] = _EN_US.format_value

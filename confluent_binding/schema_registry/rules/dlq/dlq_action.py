@@ -19,6 +19,7 @@ import logging
 import struct
 import threading
 import uuid
+from typing import Any, Dict, Optional
 
 from ....serialization import SerializationError
 from ..._rest import WouldBlock, may_block
@@ -30,6 +31,7 @@ from ..._rules import (
     DLQ_RULE_SUBJECT_HEADER,
     DLQ_RULE_TOPIC_HEADER,
     FieldRuleExecutor,
+    FieldTransform,
     FieldType,
     RuleAction,
     RuleContext,
@@ -39,7 +41,7 @@ from ...rule_registry import RuleRegistry
 
 __all__ = ["FieldRedactionExecutor", "DlqAction"]
 
-log = logging.getLogger("confluent_binding.schema_registry")
+log: logging.Logger = logging.getLogger("confluent_binding.schema_registry")
 
 _INT64 = struct.Struct(">q")
 _DOUBLE = struct.Struct(">d")
@@ -52,11 +54,11 @@ class FieldRedactionExecutor(FieldRuleExecutor):
     REDACTED_STRING = "<REDACTED>"
     REDACTED_BYTES = REDACTED_STRING.encode("utf-8")
 
-    def type(self):
+    def type(self) -> str:
         """The rule type: ``"REDACT"``."""
         return self.TYPE
 
-    def new_transform(self, ctx):
+    def new_transform(self, ctx: RuleContext) -> FieldTransform:
         """The per-field transform: STRING fields become ``<REDACTED>``, BYTES fields its
         UTF-8 bytes; null values and other types are left alone.
         """
@@ -72,7 +74,7 @@ class FieldRedactionExecutor(FieldRuleExecutor):
         return redact
 
     @classmethod
-    def register(cls):
+    def register(cls) -> "FieldRedactionExecutor":
         """Register an instance with the global :class:`RuleRegistry` and return it."""
         executor = cls()
         RuleRegistry.register_rule_executor(executor)
@@ -106,17 +108,17 @@ class DlqAction(RuleAction):
     RULE_TOPIC = DLQ_RULE_TOPIC_HEADER
     RULE_EXCEPTION = DLQ_RULE_EXCEPTION_HEADER
 
-    def __init__(self, conf=None):
+    def __init__(self, conf: Optional[Dict[str, Any]] = None) -> None:
         self._conf = dict(conf or {})
         self._lock = threading.Lock()
         self._producer = None
         self._apply_conf()
 
-    def type(self):
+    def type(self) -> str:
         """The action type: ``"DLQ"``."""
         return self.TYPE
 
-    def configure(self, client_conf, rule_conf):
+    def configure(self, client_conf: Dict[str, Any], rule_conf: Dict[str, Any]) -> None:
         """Take the ``dlq.*`` keys and ``producer`` of a serde's ``rule_conf`` (``client_conf``,
         the Schema Registry client's, is not used).
         """
@@ -146,7 +148,7 @@ class DlqAction(RuleAction):
                 self._producer = Producer(conf)
             return self._producer
 
-    def run(self, ctx, message, ex):
+    def run(self, ctx: RuleContext, message: Any, ex: Optional[Exception]) -> None:
         """Produce the failed record to the dead-letter topic (the configured ``dlq.topic``, else
         the rule's parameter), with the headers described above; flushes when ``dlq.auto.flush``
         is true. A failure to produce is logged, not raised.
@@ -233,7 +235,7 @@ class DlqAction(RuleAction):
             headers.append((self.RULE_EXCEPTION, _header_bytes(str(ex))))
         return headers
 
-    def close(self):
+    def close(self) -> None:
         """Flush and drop the action's producer (a given ``producer`` is flushed too, not
         closed).
         """
@@ -243,7 +245,7 @@ class DlqAction(RuleAction):
             producer.flush()
 
     @classmethod
-    def register(cls, conf=None):
+    def register(cls, conf: Optional[Dict[str, Any]] = None) -> "DlqAction":
         """Create an action with ``conf`` (see the module description), register it with the
         global :class:`RuleRegistry` and return it.
         """

@@ -19,7 +19,7 @@ import logging
 import os
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Type, TypeVar, cast
 
 try:
     from tink import KmsClient, TinkError, aead, daead
@@ -63,7 +63,7 @@ __all__ = [
     "get_kms_driver", "log",
 ]
 
-log = logging.getLogger(__name__)
+log: logging.Logger = logging.getLogger(__name__)
 
 ENCRYPT_KEK_NAME = "encrypt.kek.name"
 ENCRYPT_KMS_KEY_ID = "encrypt.kms.key.id"
@@ -132,7 +132,7 @@ class Cryptor:
         if dek_format not in _FORMATS:
             raise RuleError("invalid dek algorithm")
         self.dek_format = dek_format
-        self.is_deterministic = dek_format == DekAlgorithm.AES256_SIV
+        self.is_deterministic: bool = dek_format == DekAlgorithm.AES256_SIV
         self._type_url, self._key_size = _FORMATS[dek_format]
         self._primitives: Dict[bytes, Any] = {}
         self._lock = threading.Lock()
@@ -191,7 +191,7 @@ _kms_clients: Dict[Tuple[str, Tuple[Tuple[str, str], ...]], KmsClient] = {}
 _kms_clients_lock = threading.Lock()
 
 
-def _kms_client(driver: KmsDriver, config: dict, kek_url: str) -> KmsClient:
+def _kms_client(driver: KmsDriver, config: Dict[str, Any], kek_url: str) -> KmsClient:
     """The KMS client for ``kek_url`` with ``config`` (made once per distinct pair)."""
     key = (kek_url, tuple(sorted((str(k), repr(v)) for k, v in config.items())))
     with _kms_clients_lock:
@@ -207,7 +207,7 @@ class AeadWrapper(aead.Aead):
     """Wraps and unwraps DEKs with a KEK: its KMS key, then each of its alternate keys
     (``encrypt.alternate.kms.key.ids``, comma-separated) until one works."""
 
-    def __init__(self, config: dict, kek: Kek):
+    def __init__(self, config: Dict[str, Any], kek: Kek):
         self._config = config
         self._kek = kek
         self._kms_key_ids = self._get_kms_key_ids()
@@ -257,7 +257,7 @@ class AeadWrapper(aead.Aead):
             ids += [i.strip() for i in alternates.split(",") if i.strip()]
         return ids
 
-    def _get_aead(self, config: dict, kms_type: str, kms_key_id: str) -> aead.Aead:
+    def _get_aead(self, config: Dict[str, Any], kms_type: str, kms_key_id: str) -> aead.Aead:
         kek_url = kms_type + "://" + kms_key_id
         merged = dict(config)
         if self._kek.kms_props is not None:
@@ -271,30 +271,35 @@ class AeadWrapper(aead.Aead):
 # -- the executors -----------------------------------------------------------------------------
 
 
+_R = TypeVar("_R", bound="_Registered")
+
+
 class _Registered:
     """``register()``/``register_with_clock(clock)``: a new executor in the global registry."""
 
     @classmethod
-    def register(cls):
-        RuleRegistry.register_rule_executor(cls())
+    def register(cls) -> None:
+        """Register a new executor with the global :class:`RuleRegistry`."""
+        RuleRegistry.register_rule_executor(cast(RuleExecutor, cls()))
 
     @classmethod
-    def register_with_clock(cls, clock: Clock):
+    def register_with_clock(cls: Type[_R], clock: Clock) -> _R:
+        """Register a new executor reading time from ``clock`` and return it."""
         executor = cls(clock)  # type: ignore[call-arg]  # (each executor's __init__ takes it)
-        RuleRegistry.register_rule_executor(executor)
+        RuleRegistry.register_rule_executor(cast(RuleExecutor, executor))
         return executor
 
 
 class EncryptionExecutor(_Registered, RuleExecutor):
     """``ENCRYPT_PAYLOAD``: encrypts a serializer's whole encoded record (an ENCODING rule)."""
 
-    def __init__(self, clock: Clock = Clock()):
+    def __init__(self, clock: Clock = Clock()) -> None:
         self.client: Optional[DekRegistryClient] = None
-        self.config: Optional[dict] = None
-        self.clock = clock
+        self.config: Optional[Dict[str, Any]] = None
+        self.clock: Clock = clock
         self._lock = threading.Lock()
 
-    def configure(self, client_conf: dict, rule_conf: dict):
+    def configure(self, client_conf: Dict[str, Any], rule_conf: Dict[str, Any]) -> None:
         """Take the Schema Registry client's configuration (to reach the DEK Registry) and the
         rule configuration (``encrypt.*`` settings, KMS credentials) of the serde that uses it.
 
@@ -336,7 +341,7 @@ class EncryptionExecutor(_Registered, RuleExecutor):
         return EncryptionExecutorTransform(self, self._get_cryptor(ctx), self._get_kek_name(ctx),
                                            self._get_dek_expiry_days(ctx))
 
-    def close(self):
+    def close(self) -> None:
         """Close the DEK Registry client."""
         if self.client is not None:
             self.client.__exit__()
@@ -605,10 +610,10 @@ class EncryptionExecutorTransform:
 class FieldEncryptionExecutor(_Registered, FieldRuleExecutor):
     """``ENCRYPT``: encrypts the string and bytes fields the rule's tags select."""
 
-    def __init__(self, clock: Clock = Clock()):
-        self.executor = EncryptionExecutor(clock)
+    def __init__(self, clock: Clock = Clock()) -> None:
+        self.executor: EncryptionExecutor = EncryptionExecutor(clock)
 
-    def configure(self, client_conf: dict, rule_conf: dict):
+    def configure(self, client_conf: Dict[str, Any], rule_conf: Dict[str, Any]) -> None:
         """As :meth:`EncryptionExecutor.configure`."""
         self.executor.configure(client_conf, rule_conf)
 
@@ -622,7 +627,7 @@ class FieldEncryptionExecutor(_Registered, FieldRuleExecutor):
         """
         return FieldEncryptionExecutorTransform(self.executor.new_transform(ctx)).transform
 
-    def close(self):
+    def close(self) -> None:
         """Close the DEK Registry client."""
         self.executor.close()
 

@@ -26,7 +26,7 @@ class KmsDriver(metaclass=abc.ABCMeta):
         raise NotImplementedError()
 
     @abc.abstractmethod
-    def new_kms_client(self, conf: dict, key_url: str):
+    def new_kms_client(self, conf: Dict[str, Any], key_url: str) -> Any:
         """A tink ``KmsClient`` for ``key_url``, configured by ``conf`` (the rule's parameters
         and the KEK's KMS properties)."""
         raise NotImplementedError()

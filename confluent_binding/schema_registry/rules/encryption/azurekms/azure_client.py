@@ -14,7 +14,7 @@ __all__ = ["AZURE_KEYURI_PREFIX", "AzureKmsAead", "AzureKmsClient", "log"]
 
 AZURE_KEYURI_PREFIX = "azure-kms://"
 
-log = logging.getLogger(__name__)
+log: logging.Logger = logging.getLogger(__name__)
 
 #: the sibling module, which confluent-kafka's azure_client offers too: the driver imports this
 #: module, so the package (azurekms/__init__.py) sets the name once both are loaded

@@ -15,7 +15,7 @@ import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Type, TypeVar
 
 from ...._rest import RestClient, urlencode
 
@@ -57,6 +57,9 @@ class KekKmsProps:
         return props
 
 
+_J = TypeVar("_J", bound="_Json")
+
+
 class _Json:
     """``to_dict``/``from_dict`` in the registry's JSON: ``_json`` pairs each attribute with
     its key; absent (None) values are left out."""
@@ -76,7 +79,8 @@ class _Json:
         return d
 
     @classmethod
-    def from_dict(cls, src_dict: Dict[str, Any]):
+    def from_dict(cls: Type[_J], src_dict: Dict[str, Any]) -> _J:
+        """The value from the registry's JSON object (camelCase keys)."""
         values: Dict[str, Any] = {attr: src_dict.get(key) for attr, key in cls._json}
         if values.get("kms_props") is not None:
             values["kms_props"] = KekKmsProps.from_dict(values["kms_props"])
@@ -263,7 +267,7 @@ class _Cache:
 #: The client class :meth:`DekRegistryClient.new_client` returns for a URL prefix other than
 #: HTTP(S): the in-memory MockDekRegistryClient (a subclass, defined above this module) adds
 #: itself for ``mock://``; the package loads it with this module.
-_CLIENTS_BY_URL_PREFIX: Dict[str, Callable[[dict], "DekRegistryClient"]] = {}
+_CLIENTS_BY_URL_PREFIX: Dict[str, Callable[[Dict[str, Any]], "DekRegistryClient"]] = {}
 
 
 class DekRegistryClient:
@@ -274,7 +278,7 @@ class DekRegistryClient:
             retries, ...).
     """
 
-    def __init__(self, conf: dict):
+    def __init__(self, conf: Dict[str, Any]):
         self._conf = conf
         self._rest_client = RestClient(conf)
         self._kek_cache = _Cache()
@@ -286,7 +290,7 @@ class DekRegistryClient:
     def __exit__(self, *args: Any) -> None:
         self._rest_client.close()
 
-    def config(self) -> dict:
+    def config(self) -> Dict[str, Any]:
         """The configuration the client was made with."""
         return self._conf
 
@@ -372,7 +376,7 @@ class DekRegistryClient:
         return dek
 
     @staticmethod
-    def new_client(conf: dict) -> "DekRegistryClient":
+    def new_client(conf: Dict[str, Any]) -> "DekRegistryClient":
         """A client for ``conf``: the in-memory MockDekRegistryClient for a ``mock://`` URL (or
         no URL at all), else a DekRegistryClient."""
         url = conf.get("url")

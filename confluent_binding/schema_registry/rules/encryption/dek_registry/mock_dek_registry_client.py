@@ -2,7 +2,7 @@
 caches (no request is sent)."""
 
 import time
-from typing import Dict, Optional
+from typing import Any, Dict, Optional
 
 from ....error import SchemaRegistryError
 from .dek_registry_client import (
@@ -28,7 +28,7 @@ class MockDekRegistryClient(DekRegistryClient):
     """A DEK Registry client whose registry is its own memory: KEKs and DEKs registered
     through it are what it finds (the first registration of an id wins)."""
 
-    def __init__(self, conf: dict):
+    def __init__(self, conf: Dict[str, Any]):
         super().__init__(conf)
 
     def register_kek(self, name: str, kms_type: str, kms_key_id: str, shared: bool = False,
