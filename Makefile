@@ -143,12 +143,16 @@ lint: $(VENV)/.deps-stamp
 	$(VENV)/bin/mypy
 	$(PY) tests/typing/type_completeness.py
 
-# One pytest run over tests/ (tests/conftest.py): the unit tests first, the timing-sensitive ones
-# first in each area, the Spark tests last (every session-scoped JVM stays up to the end of the
-# run); a skip or xfail that tests/skips-allowed.txt does not allow fails the run; the time per
-# area is printed at the end.
+# One pytest run over tests/ (tests/conftest.py) on TEST_WORKERS pytest-xdist workers, each with
+# its own broker and other session-scoped servers: the timing-sensitive tests first, alone on one
+# worker, then whole files (or groups of files sharing a server: all Spark tests on one worker),
+# the longest-running areas first (tests/support/parallel.py); a skip or xfail that
+# tests/skips-allowed.txt does not allow fails the run; the time per area and each worker's busy
+# time are printed at the end. TEST_WORKERS=0 runs it in this one process (unit tests first,
+# Spark last).
+TEST_WORKERS ?= 2
 test: lint system system-kerberos $(STAMP_EXT) jars schema-registry spark-connector-jars $(WHEEL_STAMP) $(GSSAPI_STAMP)
-	$(PY) -m pytest $(call test_paths,tests) --durations=30 $(PYTEST_ARGS)
+	$(PY) -m pytest $(call test_paths,tests) $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile) --durations=30 $(PYTEST_ARGS)
 
 unit: $(STAMP_EXT)
 	$(PY) -m pytest $(call test_paths,tests/unit) $(PYTEST_ARGS)

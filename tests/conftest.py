@@ -9,6 +9,11 @@
 - No silent skips: a skip, xfail or xpass that tests/skips-allowed.txt does not allow (for this
   configuration) is listed at the end of the output with its reason, and fails the run.
 - The time spent per area (the sum of the tests' set-up, call and tear-down) is printed at the end.
+- Under pytest-xdist (`make test` runs ``-n 2 --dist loadfile``) the suite's scheduler
+  (tests/support/parallel.py) hands out whole files, or the groups of files in GROUPS, to the
+  workers: the timing-sensitive tests first, alone, then the longest-running areas (PARALLEL_ORDER)
+  first. Each worker starts the session-scoped servers its tests need; the controller, which
+  receives every worker's reports, checks the skips and sums the times.
 """
 
 import importlib.util
@@ -33,12 +38,24 @@ AREAS = ("unit", "integration", "reliability", "package", "gssapi", "spark")
 # Tests that assert a delay bound: (file under tests/, test function or None for the whole file).
 TIMING_SENSITIVE = (
     ("unit/test_signals_gil.py", None),   # Ctrl-C leaves a blocking call within 0.5 s
-    ("unit/test_lifecycle.py", None),     # close() within 1 s
+    ("unit/test_lifecycle.py", "test_close_while_other_threads_wait"),   # close() within 1 s
     ("integration/test_aio.py", "test_loop_lag_under_a_produce_consume_storm"),   # step p99
     ("integration/test_aio.py", "test_poll_timeout_is_a_loop_timer"),
     ("integration/test_aio.py", "test_metadata_waits_do_not_block_the_loop"),
     ("integration/test_consumer_drop.py", None),  # consumers idle past max.poll.interval.ms
 )
+
+# Under pytest-xdist: folders (under tests/) whose files share an expensive session-scoped server,
+# run by one worker as one unit, so that only one worker starts it.
+GROUPS = (
+    ("integration/spark/", "spark"),   # Spark's JVM, a standalone Spark cluster, three brokers
+    ("gssapi/", "gssapi"),             # a KDC, a Kerberos broker, the extension built with GSSAPI
+)
+# The unit of the timing-sensitive tests, which runs before any other, on one worker.
+TIMING_UNIT = "timing-sensitive"
+# The order in which units go out to the workers: the areas with the longest-running units first,
+# the many short unit-test files last, where they even out the workers' ends.
+PARALLEL_ORDER = ("spark", "gssapi", "reliability", "package", "integration", "unit")
 
 
 @pytest.fixture(scope="session")
@@ -56,6 +73,23 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.pluginmanager.register(SuiteRules(config, read_allowed_skips(ALLOWED_SKIPS)),
                                   "suite-rules")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """The suite's units and order for ``--dist loadfile`` (tests/support/parallel.py)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from tests.support.parallel import SuiteScheduling
+
+    root = config.rootpath
+
+    def rank(unit):
+        area = area_of(root / unit) if unit.endswith(".py") else unit
+        return PARALLEL_ORDER.index(area) if area in PARALLEL_ORDER else len(PARALLEL_ORDER)
+
+    return SuiteScheduling(config, log, lambda nodeid: unit_of(root, nodeid), rank,
+                           alone=TIMING_UNIT)
 
 
 # ---- areas and order ----------------------------------------------------------------------------
@@ -78,10 +112,26 @@ def area_of(path):
     return rel.split("/", 1)[0] if "/" in rel else "other"
 
 
-def is_timing_sensitive(item):
-    rel = _relative(item.path)
-    name = getattr(item, "originalname", item.name)
+def _timing_sensitive(rel, name):
     return any(rel == file and func in (None, name) for file, func in TIMING_SENSITIVE)
+
+
+def is_timing_sensitive(item):
+    return _timing_sensitive(_relative(item.path), getattr(item, "originalname", item.name))
+
+
+def unit_of(root, nodeid):
+    """The unit of work a test belongs to under pytest-xdist: TIMING_UNIT, a group of GROUPS, or
+    its file (the node id's path, relative to ``root``)."""
+    path = nodeid.split("::", 1)[0]
+    rel = _relative(root / path)
+    if rel is not None:
+        if _timing_sensitive(rel, nodeid.rsplit("::", 1)[-1].split("[", 1)[0]):
+            return TIMING_UNIT
+        for folder, group in GROUPS:
+            if rel.startswith(folder):
+                return group
+    return path
 
 
 def check_timing_sensitive_names(items):
@@ -188,9 +238,9 @@ class SuiteRules:
         self.allowed = allowed
         self.unexpected = []   # (kind, node id, reason, report)
         self.accepted = []     # (kind, node id, reason, entry)
-        self.area = {}         # node id -> area
         self.seconds = defaultdict(float)
         self.tests = defaultdict(set)
+        self.worker_seconds = defaultdict(float)   # under pytest-xdist: worker id -> seconds
 
     @pytest.hookimpl(trylast=True)   # after pytest's own reordering by fixture parameters
     def pytest_collection_modifyitems(self, config, items):
@@ -201,7 +251,6 @@ class SuiteRules:
                 items[:] = [item for item in items if item.get_closest_marker("slow") is None]
         check_timing_sensitive_names(items)
         items[:] = [item for _, item in sorted(enumerate(items), key=_order_key)]
-        self.area = {item.nodeid: area_of(item.path) for item in items}
 
     def _check(self, kind, report):
         reason = _skip_reason(report, self.config.rootpath)
@@ -216,9 +265,13 @@ class SuiteRules:
             self._check("skipped at collection", report)
 
     def pytest_runtest_logreport(self, report):
-        area = self.area.get(report.nodeid, "other")
+        # from the node id: under pytest-xdist the controller sees reports, not items
+        area = area_of(self.config.rootpath / report.nodeid.split("::", 1)[0])
         self.seconds[area] += report.duration
         self.tests[area].add(report.nodeid)
+        worker = getattr(report, "worker_id", None)
+        if worker is not None:
+            self.worker_seconds[worker] += report.duration
         if hasattr(report, "wasxfail"):
             if report.skipped:
                 self._check("xfailed", report)
@@ -243,6 +296,9 @@ class SuiteRules:
                                                             self.seconds[area]))
             tr.write_line("%-12s %5d tests %9.1f s" % (
                 "total", sum(len(t) for t in self.tests.values()), sum(self.seconds.values())))
+            for worker in sorted(self.worker_seconds):
+                tr.write_line("%-12s             %9.1f s busy" % (worker,
+                                                                  self.worker_seconds[worker]))
         if self.accepted:
             tr.section("skips allowed by tests/skips-allowed.txt")
             for kind, nodeid, reason, entry in self.accepted:
