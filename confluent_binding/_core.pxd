@@ -294,11 +294,13 @@ cdef class Consumer(_Handle):
     cdef object _on_lost
     cdef object _on_commit
     cdef bint _assigned_by_callback     # the user's rebalance callback did the (un)assign itself
+    cdef int _deferred                  # rebalances whose (un)assign _defer_assignment put off
     cdef _Custody _custody              # the messages taken and not handed out yet
     # the Messages the last two poll() calls returned: the older one is refilled by the next
     # poll() when nothing else refers to it any more (the application dropped it)
     cdef Message _recent, _older
 
+    cdef void _assigned(self) noexcept
     cdef Message _deliver_one(self, rd_kafka_message_t *rkm)
     cdef Message _poll_kept(self)
     cdef rd_kafka_queue_t *_close_queue     # close() began: librdkafka's close events arrive here

@@ -85,6 +85,16 @@ cdef enum:
     CONSUME_MAX = 1000000
 
 
+cdef int _cooperative(rd_kafka_t *rk) noexcept:
+    """1 when the group rebalances cooperatively, 0 when eagerly, -1 when librdkafka no longer
+    says: its group handler has terminated (NULL), as it may before close() has served the last
+    revoke."""
+    cdef const char *protocol = rd_kafka_rebalance_protocol(rk)
+    if protocol == NULL:
+        return -1
+    return strcmp(protocol, b"COOPERATIVE") == 0
+
+
 @cython.binding(False)
 @cython.no_gc_clear
 cdef class Consumer(_Handle):
@@ -128,7 +138,7 @@ cdef class Consumer(_Handle):
     cdef void _rebalance(self, rd_kafka_resp_err_t err,
                          rd_kafka_topic_partition_list_t *parts) noexcept:
         cdef bint assign = err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS
-        cdef bint cooperative
+        cdef int cooperative
         self._assigned_by_callback = False
         try:
             if assign:
@@ -144,8 +154,10 @@ cdef class Consumer(_Handle):
         if self._assigned_by_callback:
             return
         # The callback did not (un)assign: do it, as the group protocol requires.
+        cooperative = _cooperative(self._rk)
+        if cooperative < 0:
+            return      # the group has terminated (a close's last revoke): nothing to unassign
         try:
-            cooperative = strcmp(rd_kafka_rebalance_protocol(self._rk), b"COOPERATIVE") == 0
             if cooperative:
                 _check_error(rd_kafka_incremental_assign(self._rk, parts) if assign
                              else rd_kafka_incremental_unassign(self._rk, parts))
@@ -189,33 +201,42 @@ cdef class Consumer(_Handle):
         """Replace the assignment with ``partitions`` (a list of TopicPartition)."""
         self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions)
-        self._assigned_by_callback = True
+        self._assigned()
         _check(rd_kafka_assign(self._rk, pl.ptr))
 
     def unassign(self):
         self._ensure_open()
-        self._assigned_by_callback = True
+        self._assigned()
         _check(rd_kafka_assign(self._rk, NULL))
 
     def incremental_assign(self, partitions):
         self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions)
-        self._assigned_by_callback = True
+        self._assigned()
         _check_error(rd_kafka_incremental_assign(self._rk, pl.ptr))
 
     def incremental_unassign(self, partitions):
         self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions)
-        self._assigned_by_callback = True
+        self._assigned()
         _check_error(rd_kafka_incremental_unassign(self._rk, pl.ptr))
+
+    cdef void _assigned(self) noexcept:
+        """The application (un)assigns: inside a rebalance callback, instead of the automatic
+        call; after one that deferred it, the call put off."""
+        self._assigned_by_callback = True
+        if self._deferred > 0:
+            self._deferred -= 1
 
     def _defer_assignment(self):
         """Called by a rebalance callback that will (un)assign later (the asyncio consumer
         awaits a coroutine callback first): no automatic (un)assign after it returns. True
-        when the group uses the cooperative protocol (incremental_(un)assign then)."""
+        when the group uses the cooperative protocol (incremental_(un)assign then). Until that
+        call comes, librdkafka waits for it, in close() too: close() unassigns instead."""
         self._ensure_open()
         self._assigned_by_callback = True
-        return strcmp(rd_kafka_rebalance_protocol(self._rk), b"COOPERATIVE") == 0
+        self._deferred += 1
+        return _cooperative(self._rk) == 1
 
     def assignment(self):
         self._ensure_open()
@@ -583,6 +604,13 @@ cdef class Consumer(_Handle):
                 err = (RD_KAFKA_RESP_ERR__FATAL if rd_kafka_error_is_fatal(error)
                        else rd_kafka_error_code(error))
                 rd_kafka_error_destroy(error)
+            elif self._deferred:
+                # A rebalance's (un)assign was put off (_defer_assignment) and will not be made
+                # now: librdkafka's close would wait for it for ever. The group is terminating
+                # (that request is ahead in its queue), so librdkafka takes this as the unassign.
+                self._deferred = 0
+                with nogil:
+                    rd_kafka_assign(self._rk, NULL)
         if err == RD_KAFKA_RESP_ERR_NO_ERROR:
             try:
                 self._serve_close()
