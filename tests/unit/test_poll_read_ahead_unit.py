@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from confluent_binding import Consumer, Producer, TopicPartition
+from confluent_binding import Consumer, TopicPartition
 
-from tests.support import mock
+from tests.support.configs import filled_mock
 
 TOPIC = "ahead"
 COUNT = 500
@@ -19,13 +19,7 @@ COUNT = 500
 
 @pytest.fixture(scope="module")
 def bootstrap():
-    p = Producer(mock())
-    for i in range(COUNT):
-        p.produce(TOPIC, b"%d" % i, partition=0)
-    assert p.flush(10) == 0
-    broker = p.list_topics(timeout=10).brokers[1]
-    yield "%s:%d" % (broker.host, broker.port)
-    p.close()
+    yield from filled_mock(TOPIC, COUNT)
 
 
 def consumer(bootstrap, **extra):
