@@ -254,5 +254,8 @@ class AIOProducer(HandleCalls, _AioProducerBase):
         self._fast = None
         self._watch.close()
         self._wakeup.close()
-        self._producer.close(0)     # purges what is left: each future fails once
+        # dropped unsent, as an unclosed transport's buffer is: close(0) alone would flush,
+        # which sends what waits for its linger, and a fast broker may acknowledge it first
+        self._producer.purge()
+        self._producer.close(0)     # serves the purge's reports: each future fails once
         return True

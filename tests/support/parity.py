@@ -76,7 +76,7 @@ def same(scenario, expect):
     (the value returned, compared with ==, or a ``Raises``) and equal outcomes; return ours."""
     theirs = _outcome(scenario, peer)
     ours = _outcome(scenario, confluent_binding)
-    assert ours == theirs
+    assert ours == theirs, "ours: %r\nconfluent-kafka: %r" % (ours, theirs)
     _check(expect, ours, "both")
     return ours
 

@@ -4,7 +4,9 @@ and the asyncio REST client's request policy, side by side with confluent-kafka.
 token fetches fail at the transport (an unsupported URL) or are replaced."""
 
 import asyncio
+import contextlib
 import importlib
+import threading
 import time
 from unittest import mock
 
@@ -32,6 +34,23 @@ def sync_mod(m):
 
 def async_mod(m):
     return sub(m, "schema_registry._async.schema_registry_client")
+
+
+@contextlib.contextmanager
+def sleeps_here(name):
+    """Replace the sleep function ``name`` ("time.sleep", "asyncio.sleep") for this thread only,
+    and list what this thread asked to sleep: another thread of the test process (a client's,
+    an executor's) sleeps as before and is not counted."""
+    real, here, slept = mock.patch(name).get_original()[0], threading.get_ident(), []
+
+    def fake(seconds, *args, **kwargs):
+        if threading.get_ident() != here:
+            return real(seconds, *args, **kwargs)
+        slept.append(seconds)
+        return real(0) if name == "asyncio.sleep" else None
+
+    with mock.patch(name, fake):
+        yield slept
 
 
 def oauth_client(m, retries=2):
@@ -126,11 +145,11 @@ def test_the_asyncio_client_fetches_a_token_the_same_way():
 
 def test_a_failing_token_endpoint_is_retried_then_raises():
     def scenario(m):
-        with mock.patch("time.sleep") as sleep:
+        with sleeps_here("time.sleep") as slept:
             try:
                 oauth_client(m, retries=3).get_access_token()
             except m.schema_registry.error.OAuthTokenError as e:
-                return str(e).split(" due to")[0], sleep.call_count
+                return str(e).split(" due to")[0], len(slept)
 
     same(scenario, ("Failed to retrieve token after 3 attempts", 3))
 
@@ -138,11 +157,11 @@ def test_a_failing_token_endpoint_is_retried_then_raises():
 def test_a_failing_token_endpoint_is_retried_then_raises_asyncio():
     def scenario(m):
         async def main():
-            with mock.patch("asyncio.sleep") as sleep:
+            with sleeps_here("asyncio.sleep") as slept:
                 try:
                     await async_oauth_client(m, retries=2).get_access_token()
                 except m.schema_registry.error.OAuthTokenError as e:
-                    return str(e).split(" due to")[0], sleep.call_count
+                    return str(e).split(" due to")[0], len(slept)
 
         return asyncio.run(main())
 
