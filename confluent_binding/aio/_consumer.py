@@ -77,8 +77,16 @@ class AIOConsumer(HandleCalls):
         """Finish the rebalances whose coroutine callbacks are running: await each, then
         (un)assign as the group protocol requires unless the callback did."""
         while self._rebalancing:
-            task, kind, partitions, cooperative = self._rebalancing.pop(0)
-            await asyncio.gather(task, return_exceptions=True)
+            rebalance = self._rebalancing[0]
+            task, kind, partitions, cooperative = rebalance
+            if not task.done():
+                # asyncio.wait, not gather: a caller cancelled here (a get* under wait_for)
+                # neither cancels the callback nor drops the rebalance, which stays first in
+                # line for the next call
+                await asyncio.wait((task,))
+            if not self._rebalancing or self._rebalancing[0] is not rebalance:
+                continue        # another call waiting on it too finished it first
+            self._rebalancing.pop(0)
             if self._user_assigned or self._closed:
                 continue
             if kind == "assign":

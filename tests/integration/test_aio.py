@@ -423,3 +423,35 @@ async def test_metadata_waits_do_not_block_the_loop(kind):
     finally:
         t.cancel()
         await client.close()
+
+
+@pytest.mark.parametrize("strategy", ["range", "cooperative-sticky"])
+async def test_a_poll_cancelled_while_on_assign_runs_neither_cancels_it_nor_loses_the_assignment(
+        kafka_cluster, make_topic, strategy):
+    topic = make_topic(partitions=2)
+    producer = AIOProducer(kafka_cluster.client_config())
+    await asyncio.gather(*[await producer.produce(topic, value=b"%d" % i, partition=i % 2)
+                           for i in range(10)])
+    await producer.close()
+    c = AIOConsumer(consumer_conf(kafka_cluster, **{"partition.assignment.strategy": strategy}))
+    entered, release, finished = asyncio.Event(), asyncio.Event(), []
+
+    async def on_assign(consumer, parts):
+        entered.set()
+        await release.wait()
+        finished.append(sorted(p.partition for p in parts))
+
+    await c.subscribe([topic], on_assign=on_assign)
+    waiting = asyncio.ensure_future(c.poll(60))     # serves the assignment, then waits on it
+    await asyncio.wait_for(entered.wait(), 60)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert not finished and await c.assignment() == []
+    release.set()
+    got = await take(c, 10)
+    assert finished == [[0, 1]]     # the callback ran to its end, once
+    assert sorted(int(m.value()) for m in got) == list(range(10))
+    assert {p.partition for p in await c.assignment()} == {0, 1}
+    await c.close()
+

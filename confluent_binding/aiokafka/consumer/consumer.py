@@ -481,6 +481,9 @@ class AIOKafkaConsumer:
                 if not (consumer._buffered or consumer._rebalancing):
                     msg = consumer._consumer.poll(0)
                     if consumer._rebalancing:
+                        if msg is not None:     # kept should the wait below be cancelled
+                            consumer._buffered.append(msg)
+                            msg = None
                         await consumer._settle_rebalance()
                 if msg is None:
                     self._clock_uses = 0
