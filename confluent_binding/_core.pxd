@@ -80,11 +80,21 @@ cdef class _TopicNames:
 
 cdef class TopicPartition:           # not final: applications subclass it
     cdef public str topic
+    """The topic's name."""
     cdef public int32_t partition
+    """The partition number (-1: not set, or any partition)."""
     cdef public int64_t offset
+    """The offset, or one of the logical offsets ``OFFSET_BEGINNING`` (-2),
+    ``OFFSET_END`` (-1), ``OFFSET_STORED`` (-1000) and ``OFFSET_INVALID`` (-1001, the default).
+    For ``offsets_for_times`` it carries a timestamp in milliseconds on the way in.
+    """
     cdef public object metadata
+    """The commit metadata string stored with a committed offset, or None."""
     cdef int32_t _leader_epoch
     cdef public object error
+    """The per-partition KafkaError of a request's result (commit, committed,
+    list offsets...), or None when it succeeded.
+    """
 
 
 @cython.final

@@ -118,21 +118,6 @@ def stub_docs():
     return docs
 
 
-def stub_doc(obj):
-    """The stub's docstring of a compiled class or of a member of one, or None."""
-    owner = getattr(obj, "__objclass__", None)
-    if owner is None and inspect.isclass(obj):
-        owner = obj
-    if owner is None and inspect.isroutine(obj) and getattr(obj, "__module__", None) == CORE:
-        return stub_docs().get(getattr(obj, "__qualname__", ""))   # a method of a Python class
-    if owner is None or getattr(owner, "__module__", None) != CORE:
-        return None
-    qualname = getattr(obj, "__qualname__", None)
-    if qualname is None and getattr(obj, "__name__", None):
-        qualname = "%s.%s" % (owner.__name__, obj.__name__)
-    return stub_docs().get(qualname)
-
-
 def runtime_doc(obj):
     """``obj``'s own docstring, cleaned, without the signature line Cython embeds; or None."""
     doc = getattr(obj, "__doc__", None)
@@ -255,9 +240,9 @@ def _own_doc(obj):
 
 
 def has_doc(obj):
-    """True when ``obj`` has a docstring of its own beyond a signature line (for the compiled
-    classes, in the extension or in its stub)."""
-    return _own_doc(obj) or bool(stub_doc(obj))
+    """True when ``obj`` has a docstring of its own beyond a signature line, at runtime (what
+    ``help()`` shows; the compiled classes' docstrings are copied from there into the stub)."""
+    return _own_doc(obj)
 
 
 def class_members(cls):

@@ -117,16 +117,6 @@ def _no_type_docstring(app, what, name, obj, options, lines):
         lines[:] = []
 
 
-def _stub_docstring(app, what, name, obj, options, lines):
-    """A compiled class's member documented only in the stub (``_core.pyi``) shows that
-    docstring."""
-    if "\n".join(lines).strip() in ("", "None"):
-        doc = apigen.stub_doc(obj)
-        if doc:
-            lines[:] = doc.splitlines() + [""]
-
-
 def setup(app):
     app.connect("missing-reference", _resolve_reexport)
-    app.connect("autodoc-process-docstring", _stub_docstring)
     app.connect("autodoc-process-docstring", _no_type_docstring)

@@ -129,15 +129,27 @@ cdef class DeliveryFuture:
     # -- reading --
 
     def get_loop(self):
+        """The event loop the future belongs to."""
         return self.loop
 
     def done(self):
+        """True once the delivery report has been served (delivered or failed) or the future
+        was cancelled.
+        """
         return self.state != FUT_PENDING
 
     def cancelled(self):
+        """True when the future was cancelled (the message itself is not recalled)."""
         return self.state == FUT_CANCELLED
 
     def result(self):
+        """The delivered Message.
+
+        Raises:
+            KafkaException: the delivery failed (its KafkaError is ``args[0]``).
+            asyncio.InvalidStateError: the report has not been served yet.
+            asyncio.CancelledError: the future was cancelled.
+        """
         if self.state == FUT_PENDING:
             _asyncio_types()
             raise _InvalidStateError("Result is not set.")
@@ -191,6 +203,9 @@ cdef class DeliveryFuture:
         return self
 
     def exception(self):
+        """The KafkaException of a failed delivery, or None when it was delivered; raises
+        as :meth:`result` does while it is pending or cancelled.
+        """
         if self.state == FUT_CANCELLED:
             raise self._make_cancelled_error()
         if self.state == FUT_PENDING:
@@ -257,6 +272,9 @@ cdef class DeliveryFuture:
         return True
 
     def set_result(self, result):
+        """Resolve the future with ``result`` (done by the producer when the report is
+        served; asyncio's future protocol).
+        """
         self._check_pending()
         self.value = result if self.face is None else self.face[0](result)
         self.state = FUT_FINISHED
@@ -264,6 +282,9 @@ cdef class DeliveryFuture:
         _fut_dispatch_one(self)
 
     def set_exception(self, exception):
+        """Fail the future with ``exception`` (done by the producer for a failed delivery;
+        asyncio's future protocol).
+        """
         self._check_pending()
         if isinstance(exception, type):
             exception = exception()

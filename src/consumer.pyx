@@ -194,6 +194,9 @@ cdef class Consumer(_Handle):
         self._on_assign, self._on_revoke, self._on_lost = on_assign, on_revoke, on_lost
 
     def unsubscribe(self):
+        """Leave the subscription: the current assignment is revoked (``on_revoke`` is
+        served by the next poll) and no more messages of the subscribed topics arrive.
+        """
         self._ensure_open()
         _check(rd_kafka_unsubscribe(self._rk))
 
@@ -205,17 +208,26 @@ cdef class Consumer(_Handle):
         _check(rd_kafka_assign(self._rk, pl.ptr))
 
     def unassign(self):
+        """Drop the current (manual or rebalance) assignment; no partition is fetched
+        until the next ``assign()``.
+        """
         self._ensure_open()
         self._assigned()
         _check(rd_kafka_assign(self._rk, NULL))
 
     def incremental_assign(self, partitions):
+        """Add ``partitions`` (TopicPartitions, offsets optional) to the current
+        assignment: for the cooperative-sticky assignor's ``on_assign`` or manual assignment.
+        """
         self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions)
         self._assigned()
         _check_error(rd_kafka_incremental_assign(self._rk, pl.ptr))
 
     def incremental_unassign(self, partitions):
+        """Remove ``partitions`` from the current assignment (cooperative rebalancing
+        or manual assignment); the rest keep being fetched.
+        """
         self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions)
         self._assigned()
@@ -239,6 +251,9 @@ cdef class Consumer(_Handle):
         return _cooperative(self._rk) == 1
 
     def assignment(self):
+        """The partitions currently assigned to this consumer (a list of TopicPartition,
+        offsets not set).
+        """
         self._ensure_open()
         cdef rd_kafka_topic_partition_list_t *c = NULL
         _check(rd_kafka_assignment(self._rk, &c))
@@ -510,11 +525,15 @@ cdef class Consumer(_Handle):
                "Failed to seek to offset %d" % (<TopicPartition>partition).offset)
 
     def pause(self, partitions):
+        """Stop fetching ``partitions`` (keeping their positions) until ``resume()``;
+        the group membership is unaffected.
+        """
         self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions, False)
         _check(rd_kafka_pause_partitions(self._rk, pl.ptr))
 
     def resume(self, partitions):
+        """Fetch ``partitions`` again after ``pause()``, from where they stopped."""
         self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions, False)
         _check(rd_kafka_resume_partitions(self._rk, pl.ptr))
@@ -567,6 +586,9 @@ cdef class Consumer(_Handle):
             rd_kafka_mem_free(self._rk, mid)
 
     def consumer_group_metadata(self):
+        """The group's state (id, generation, member id) to pass to
+        ``Producer.send_offsets_to_transaction()`` in a consume-transform-produce loop.
+        """
         self._ensure_open()
         cdef rd_kafka_consumer_group_metadata_t *cgmd = rd_kafka_consumer_group_metadata(self._rk)
         cdef void *buf = NULL

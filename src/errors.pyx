@@ -88,12 +88,19 @@ class KafkaError(KafkaException):
         return _cstr(rd_kafka_err2str(<rd_kafka_resp_err_t>self._code))
 
     def fatal(self):
+        """True for a fatal error: the client (an idempotent or transactional producer) can do
+        nothing more and must be closed.
+        """
         return self._fatal
 
     def retriable(self):
+        """True when the failed operation may succeed if it is tried again."""
         return self._retriable
 
     def txn_requires_abort(self):
+        """True when the current transaction must be aborted (``abort_transaction()``) before
+        the producer can go on.
+        """
         return self._txn_requires_abort
 
     def __repr__(self):

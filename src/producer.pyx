@@ -438,6 +438,14 @@ cdef class Producer(_Handle):
     # -- transactions --
 
     def init_transactions(self, timeout=-1):
+        """Initialise transactions for this producer's ``transactional.id``: fences
+        older producers with the same id and aborts their open transaction. Call once, before
+        ``begin_transaction()``.
+
+        Raises:
+            KafkaException: the error, with ``retriable()``/``fatal()`` set as librdkafka says;
+                a timeout (``_TIMED_OUT``) can be retried with the same call.
+        """
         self._ensure_open()
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_error_t *error
@@ -447,6 +455,13 @@ cdef class Producer(_Handle):
         _check_error(error)
 
     def begin_transaction(self):
+        """Start a transaction: every message produced from now on, and offsets
+        sent with ``send_offsets_to_transaction()``, commit or abort together.
+
+        Raises:
+            KafkaException: ``_STATE`` when ``init_transactions()`` was not called or a
+                transaction is already open.
+        """
         self._ensure_open()
         _check_error(rd_kafka_begin_transaction(self._rk))
 

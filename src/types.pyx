@@ -156,18 +156,31 @@ cdef class Message:
         return self._error
 
     def topic(self):
+        """The topic's name, or None for an event not tied to a topic."""
         return self._topic
 
     def partition(self):
+        """The partition, or None when it is not known (a message not yet delivered,
+        an error event).
+        """
         return None if self._partition < 0 else self._partition
 
     def offset(self):
+        """The message's offset in its partition, or None when it has none (not yet
+        delivered, a failed delivery, an error event).
+        """
         return None if self._offset < 0 else self._offset
 
     def key(self):
+        """The key (bytes as read from the broker; whatever ``set_key()`` stored), or None
+        when the message has no key.
+        """
         return self._key
 
     def value(self):
+        """The value (payload): bytes as read from the broker, or None for a null value
+        (a tombstone) and for events.
+        """
         return self._value
 
     def deserialized_key(self):
@@ -193,6 +206,9 @@ cdef class Message:
         return None if self._latency_us < 0 else self._latency_us / 1e6
 
     def leader_epoch(self):
+        """The leader epoch of the partition when the message was read, or None when
+        the broker did not say (old brokers, produced messages).
+        """
         return None if self._leader_epoch < 0 else self._leader_epoch
 
     def delivery_count(self):
@@ -200,22 +216,33 @@ cdef class Message:
         return None if self._delivery_count <= 0 else self._delivery_count
 
     def set_headers(self, headers):
+        """Replace the headers with ``headers``, stored as given (confluent-kafka's
+        takes a list of ``(str, bytes)`` tuples); ``headers()`` then returns it.
+        """
         _gc_track(self)
         self._headers = headers
 
     def set_key(self, key):
+        """Replace the key, e.g. with a deserialized object (confluent-kafka's
+        DeserializingConsumer does this).
+        """
         _gc_track(self)
         self._key = key
 
     def set_value(self, value):
+        """Replace the value, e.g. with a deserialized object (confluent-kafka's
+        DeserializingConsumer does this).
+        """
         _gc_track(self)
         self._value = value
 
     def set_topic(self, topic):
+        """Replace the topic name."""
         _gc_track(self)
         self._topic = topic
 
     def set_error(self, error):
+        """Replace the error (a KafkaError, or None to clear it)."""
         _gc_track(self)
         self._error = error
 
@@ -445,6 +472,7 @@ cdef class TopicPartition:
 
     @property
     def leader_epoch(self):
+        """The leader epoch of the offset, or None when it is not known."""
         return None if self._leader_epoch < 0 else self._leader_epoch
 
     @leader_epoch.setter
@@ -716,7 +744,9 @@ cdef object _metadata_to_py(const rd_kafka_metadata_t *md):
 class ThrottleEvent:
     """A broker throttled this client: passed to ``throttle_cb``."""
 
-    __slots__ = ("broker_name", "broker_id", "throttle_time")
+    __slots__ = {"broker_name": "The throttling broker's ``host:port/id`` name.",
+                 "broker_id": "The throttling broker's node id.",
+                 "throttle_time": "How long the broker throttled the client, in seconds."}
 
     def __init__(self, broker_name, broker_id, throttle_time):
         self.broker_name = broker_name
