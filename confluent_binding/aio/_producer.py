@@ -156,6 +156,11 @@ class AIOProducer(HandleCalls, _AioProducerBase):
                 await self._wakeup.wait(_HURRY_PIECE if left is None else min(left, _HURRY_PIECE))
                 self._check_open()
                 self._serve()
+            if hurry is not None and not hurry.done() and not len(self._producer):
+                # everything delivered: the thread's flush call returns at once. Waiting for
+                # it means linger.ms holds again for what is produced after flush() returns
+                # (while a thread is inside librdkafka's flush, new messages go out at once)
+                await asyncio.wait((hurry,))
         finally:
             if hurry is not None and not hurry.done():
                 hurry.cancel()      # the thread's piece ends on its own, within _HURRY_PIECE
