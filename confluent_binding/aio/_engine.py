@@ -45,8 +45,15 @@ class Wakeup:
             os.close(self._rfd)
             os.close(self._wfd)
             raise
+        # librdkafka writes to the pipe only when the queue goes from empty to not empty: what
+        # came before the pipe was attached (a client's first error, say: its broker is not
+        # reachable) would keep the queue from ever being empty, and nothing would be signalled
+        # again. Served once now, as if signalled.
+        loop.call_soon(self._ready)
 
     def _ready(self):
+        if self.closed:
+            return
         try:
             while os.read(self._rfd, 4096):
                 pass
