@@ -2,6 +2,7 @@
 is woken by librdkafka when records or events are ready)."""
 
 import asyncio
+import inspect
 import logging
 import re
 import time
@@ -82,6 +83,30 @@ class _View(types.SimpleNamespace):
     """Attributes of an aiokafka internal object that third-party code reads."""
 
 
+# where aiokafka's group coordinator logs a listener that raised
+_listener_log = logging.getLogger("aiokafka.consumer.group_coordinator")
+
+
+def _listener_failed(listener: Any, group: Any, method: Any, parts: Any) -> None:
+    if method.__name__ == "on_partitions_revoked":
+        _listener_log.exception("User provided subscription listener %s for group %s failed "
+                                "on_partitions_revoked", listener, group)
+    else:
+        _listener_log.exception("User provided listener %s for group %s failed on partition "
+                                "assignment: %s", listener, group, parts)
+
+
+async def _heard(listener: Any, group: Any, method: Any, parts: Any) -> None:
+    """Call a listener's method (awaiting a coroutine it returns) as aiokafka's coordinator
+    does: an exception is logged, not raised, and the rebalance goes on."""
+    try:
+        result = method(parts)
+        if inspect.isawaitable(result):
+            await result
+    except Exception:
+        _listener_failed(listener, group, method, parts)
+
+
 def _tps(parts: Any) -> Any:
     return {TopicPartition(p.topic, p.partition) for p in parts}
 
@@ -121,6 +146,7 @@ class AIOKafkaConsumer:
         self._conf = _config.build(_config.CONSUMER_KEYWORDS, _config.CONSUMER_DEFAULTS,
                                    bootstrap_servers, kwargs, extra)
         self._group_id = group_id
+        self._group_instance_id = kwargs.get("group_instance_id")   # aiokafka's attribute
         if group_id is None:
             self._conf["group.id"] = "no-group-" + uuid.uuid4().hex
             self._conf["enable.auto.commit"] = "false"
@@ -141,6 +167,7 @@ class AIOKafkaConsumer:
         self._pattern: Optional[str] = None
         self._listener: Optional[ConsumerRebalanceListener] = None
         self._joins = 0     # assignments the group has given (start() waits for the first)
+        self._revoked = False   # the listener heard a revoke since the last assignment
         self._manual: Optional[List[Any]] = None
         self._held: List[ConsumerRecord] = []
         self._paused: Set[TopicPartition] = set()
@@ -280,6 +307,14 @@ class AIOKafkaConsumer:
         return self._consumer
 
     @property
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop the consumer runs on (aiokafka's attribute, which rebalance
+        listeners written for aiokafka create their tasks on)."""
+        if self._consumer is not None:
+            return self._consumer._loop
+        return asyncio.get_running_loop()
+
+    @property
     def _subscription(self) -> Any:
         """What third-party code reads of aiokafka's subscription state: ``topics``."""
         return _View(topics=self.subscription())
@@ -331,23 +366,41 @@ class AIOKafkaConsumer:
 
         def assigned(consumer: Any, parts: Any) -> Any:
             face = me()
-            if face is not None:
-                face._joins += 1
+            if face is None:
+                return None
+            face._joins += 1
             if listener is None:
                 return None
-            return listener.on_partitions_assigned(_tps(parts))
+            revoke_first = not face._revoked
+            face._revoked = False
+            return face._join_listened(listener, parts, revoke_first)
 
         def revoked(consumer: Any, parts: Any) -> Any:
             face = me()
             if face is None or face._stopping:
                 return None     # aiokafka does not call the listener when stopping
-            return listener.on_partitions_revoked(_tps(parts))
+            face._revoked = True
+            return _heard(listener, face._group_id, listener.on_partitions_revoked, _tps(parts))
 
         kw: Dict[str, Any] = {"on_assign": self._consumer._rebalance_cb("assign", assigned)}
         if listener is not None:
             kw["on_revoke"] = self._consumer._rebalance_cb("revoke", revoked)
         with translated():
             self._consumer._consumer.subscribe(names, **kw)
+
+    async def _join_listened(self, listener: Any, parts: Any, revoke_first: bool) -> None:
+        """A join with a listener, in aiokafka's order: the listener hears a revoke before
+        every join (an empty one when nothing was assigned: librdkafka revokes only what it had
+        assigned), then the assignment takes effect, then ``on_partitions_assigned`` runs (so
+        it may seek, or read positions and committed offsets)."""
+        if revoke_first:
+            await _heard(listener, self._group_id, listener.on_partitions_revoked, set())
+        engine = self._consumer
+        me = asyncio.current_task()
+        cooperative = any(r[0] is me and r[3] for r in engine._rebalancing)
+        if not (engine._closed or engine._closing):
+            await (engine.incremental_assign if cooperative else engine.assign)(parts)
+        await _heard(listener, self._group_id, listener.on_partitions_assigned, _tps(parts))
 
     def subscription(self) -> FrozenSet[str]:
         """The subscribed topics (a frozenset; for a pattern, the assigned topics)."""
