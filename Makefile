@@ -92,7 +92,7 @@ install: $(STAMP_EXT)
 # The release artifacts for this machine: dist/*.whl (repaired by auditwheel: a manylinux tag, no
 # library from outside the wheel beyond the policy's) and dist/*.tar.gz (the sdist).
 WHEEL_STAMP := dist/.stamp
-$(WHEEL_STAMP): $(EXT_SOURCES) pyproject.toml MANIFEST.in $(wildcard confluent_binding/*.py confluent_binding/*/*.py) $(VENV)/.deps-stamp $(RDKAFKA_STAMP)
+$(WHEEL_STAMP): $(EXT_SOURCES) pyproject.toml setup.py README.md MANIFEST.in $(wildcard confluent_binding/*.py confluent_binding/*/*.py) $(VENV)/.deps-stamp $(RDKAFKA_STAMP)
 	rm -rf dist build/wheel
 	$(PY) -m pip wheel -q --disable-pip-version-check --no-deps --no-build-isolation -w build/wheel .
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(PY) -m auditwheel repair --strip -w dist build/wheel/*.whl

@@ -30,6 +30,7 @@ the compiled core has not been made safe without the GIL, so only ``make matrix`
 the tests on 3.13t as the module would run there. Interpreters with the GIL ignore the mark.
 """
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -260,7 +261,19 @@ class BuildPy(build_py):
         return outputs
 
 
+def long_description():
+    """The README for a package index, which shows it away from the repository: its links to
+    files of the repository made absolute (to the Source URL of pyproject.toml's
+    ``[project.urls]``, the one home of that address)."""
+    source = re.search(r'^Source = "([^"]+)"', Path("pyproject.toml").read_text(), re.M).group(1)
+    return re.sub(r"\]\((?![a-z]+:|#)([^)\s]+)\)",
+                  lambda m: "](%s/blob/main/%s)" % (source, m.group(1)),
+                  Path("README.md").read_text())
+
+
 setup(
     ext_modules=[Extension("confluent_binding._core", sources=["src/_core.pyx"])],
     cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
+    long_description=long_description(),
+    long_description_content_type="text/markdown",
 )

@@ -231,6 +231,11 @@ def test_wheel_metadata_has_confluent_kafka_extras_and_project_urls():
     assert {"Documentation", "Source", "Changelog"} <= set(urls), urls
     assert all(u.startswith("https://") for u in urls.values()), urls
     assert urls["Changelog"].endswith("/CHANGELOG.md"), urls
+    # the README as a package index shows it: every link absolute, those into the repository
+    # to its Source address
+    links = re.findall(r"\]\(([^)\s]+)\)", meta.get_payload())
+    assert links and all(link.startswith("https://") for link in links), links
+    assert urls["Source"] + "/blob/main/docs/index.md" in links, links
 
 
 def _pip_dry_run(requirement, cwd):
