@@ -101,13 +101,7 @@ def _run(args: argparse.Namespace) -> dict:
             c.assign([kafka.TopicPartition(args.topic, t, 0)])
             consumers.append(c)
         threads = [threading.Thread(target=consume, args=(t, consumers[t])) for t in range(n)]
-        for th in threads:
-            th.start()
-        ready.wait(120)
-        start, ru0, busy0 = time.perf_counter(), _cpu(), machine.busy_cpu_seconds()
-        for th in threads:
-            th.join()
-        cpu, busy = _cpu() - ru0, machine.busy_cpu_seconds() - busy0
+        start, _, cpu, busy = _start_and_time(threads, ready, machine)
         for c in consumers:
             c.close()
         if errors:
@@ -124,21 +118,15 @@ def _run(args: argparse.Namespace) -> dict:
         go = threading.Barrier(n + 1)
 
         def work(t: int) -> None:
-            go.wait(60)
+            go.wait(120)
             total, loads = 0, json.loads
             for v in values:
                 total += loads(v)["amount"]
             sums[t] = total
 
         threads = [threading.Thread(target=work, args=(t,)) for t in range(n)]
-        for th in threads:
-            th.start()
-        go.wait(60)
-        start, ru0, busy0 = time.perf_counter(), _cpu(), machine.busy_cpu_seconds()
-        for th in threads:
-            th.join()
-        elapsed = time.perf_counter() - start
-        cpu, busy = _cpu() - ru0, machine.busy_cpu_seconds() - busy0
+        start, end, cpu, busy = _start_and_time(threads, go, machine)
+        elapsed = end - start
         if sums != [want] * n:
             return {"ok": False, "reason": "sums %s, want %d each" % (sums, want)}
         done = n * count
@@ -155,7 +143,7 @@ def _run(args: argparse.Namespace) -> dict:
                 failed.append(err)
 
         def produce() -> None:
-            go.wait(60)
+            go.wait(120)
             poll, send = producer.poll, producer.produce
             for i in range(per):
                 while True:
@@ -170,14 +158,8 @@ def _run(args: argparse.Namespace) -> dict:
                 failed.append("flush left messages outstanding")
 
         threads = [threading.Thread(target=produce) for _ in range(n)]
-        for th in threads:
-            th.start()
-        go.wait(60)
-        start, ru0, busy0 = time.perf_counter(), _cpu(), machine.busy_cpu_seconds()
-        for th in threads:
-            th.join()
-        elapsed = time.perf_counter() - start
-        cpu, busy = _cpu() - ru0, machine.busy_cpu_seconds() - busy0
+        start, end, cpu, busy = _start_and_time(threads, go, machine)
+        elapsed = end - start
         done = per * n
         if failed:
             return {"ok": False, "reason": "%d failed deliveries: %r" % (len(failed), failed[0])}
@@ -192,6 +174,19 @@ def _run(args: argparse.Namespace) -> dict:
             "python": sys.version.split()[0] + ("t" if _freethreaded() else ""),
             "version": kafka.__version__ if hasattr(kafka, "__version__") else kafka.version()[0],
             "librdkafka": kafka.libversion()[0], "extension_sha256": _extension_sha256(args.client)}
+
+
+def _start_and_time(threads: list, barrier, machine) -> tuple:
+    """Start ``threads``, let them go together (they and this thread meet at ``barrier``),
+    wait for them all: (the clock at the start, at the end, this process's CPU seconds and the
+    machine's busy CPU seconds meanwhile)."""
+    for th in threads:
+        th.start()
+    barrier.wait(120)
+    start, ru0, busy0 = time.perf_counter(), _cpu(), machine.busy_cpu_seconds()
+    for th in threads:
+        th.join()
+    return start, time.perf_counter(), _cpu() - ru0, machine.busy_cpu_seconds() - busy0
 
 
 def _extension_sha256(client: str) -> str:
