@@ -125,6 +125,13 @@ demo-spark: system $(STAMP_EXT) jars
 # every warning shows; warnings are errors, and every internal reference (a page, a section, a
 # name of the package) must resolve (-n). tests/package/test_docs.py runs the same build.
 .PHONY: docs
+# The compiled module's docstrings (their one home: src/*.pyx) copied into its stub
+# confluent_binding/_core.pyi, which IDEs and type checkers read; tests/package/test_docs.py
+# fails while they differ.
+.PHONY: stubs
+stubs: $(STAMP_EXT)
+	$(PY) docs/apigen.py --sync-stub
+
 docs: $(STAMP_EXT)
 	$(PY) -m sphinx -b html -n -W --keep-going -q -E -j auto docs build/docs
 	@echo "docs: build/docs/index.html"

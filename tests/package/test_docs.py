@@ -78,7 +78,7 @@ def test_every_public_name_has_a_docstring(docstring_counts):
 def test_the_stub_carries_the_compiled_docstrings():
     """What IDEs show for the compiled classes comes from ``_core.pyi``: every docstring the
     compiled module has is in the stub too, and the same."""
-    assert apigen.stub_edits() == [], "run: python docs/apigen.py --sync-stub"
+    assert apigen.stub_edits() == [], "run: make stubs"
     assert apigen.stub_mismatches() == [], \
         "the stub's and the compiled module's docstrings differ: make them the same"
 
