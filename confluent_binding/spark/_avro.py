@@ -23,14 +23,10 @@ from __future__ import annotations
 import copy
 import io
 import json
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from ..schema_registry import (
-    MessageField,
-    SchemaRegistryError,
-    SerializationContext,
-    SerializationError,
-)
+from ..schema_registry import MessageField, SerializationError
+from ._framed import FramedDecoder, encode_rows, schema_id
 
 # Avro's named types and primitives.
 _NAMED = ("record", "enum", "fixed", "error")
@@ -247,17 +243,15 @@ def _loads(schema_str: str) -> Any:
 # --- decoding ---------------------------------------------------------------------------------
 
 
-class DecodeError(ValueError):
-    """A record the decoder could not read (FAILFAST): says which record and why."""
-
-
-class AvroDecoder:
+class AvroDecoder(FramedDecoder):
     """Decodes one column of framed Avro records per call (see the module's docstring).
 
     ``reader``: the reader schema's declaration (parsed JSON) and ``named`` its references;
     ``registry``: the SchemaRegistryClient configuration (writer schemas by id); ``field``:
     "key" or "value" (for messages); ``permissive``: PERMISSIVE (null and an error string per
     bad record) instead of FAILFAST (raise)."""
+
+    kind = "Avro"
 
     def __init__(
         self,
@@ -267,11 +261,9 @@ class AvroDecoder:
         field: str,
         permissive: bool,
     ):
-        self.field = field
-        self.permissive = permissive
+        raw_type = _raw_type(reader, Named(named), None, ())
+        super().__init__(raw_type, _final(raw_type), field, permissive)
         self.registry = registry
-        self.raw_type = _raw_type(reader, Named(named), None, ())
-        self.type = _final(self.raw_type)
         self._reader_decl = reader
         self._reader = _parse(reader, named)
         self._reader_canonical = json.dumps(plain(reader), sort_keys=True)
@@ -297,12 +289,7 @@ class AvroDecoder:
     def _one(self, data: bytes) -> Any:
         from fastavro import schemaless_reader
 
-        if len(data) < 5 or data[0] != 0:
-            raise SerializationError(
-                "not in the Schema Registry wire format (magic byte 0 and a 4-byte schema id): "
-                "%d bytes starting %r" % (len(data), bytes(data[:5]))
-            )
-        writer, reader = self._writer(int.from_bytes(data[1:5], "big"))
+        writer, reader = self._writer(schema_id(data))
         buf = io.BytesIO(data)
         buf.seek(5)
         obj = schemaless_reader(buf, writer, reader)
@@ -312,54 +299,12 @@ class AvroDecoder:
             )
         return obj
 
-    def decode(self, values: Any, where: Callable[[int], str]) -> Tuple[Any, Optional[Any]]:
-        """``values``: a binary Arrow array of framed records (nulls stay null). Returns the
-        typed column and, in PERMISSIVE mode, the error column (null where the record was
-        decoded). ``where(i)``: names record ``i`` (topic-partition and offset) in errors."""
+    def _fits(self, record: Any) -> None:
+        # the record's part is its raw type (a decimal beyond its precision); the cast to the
+        # final type only widens millisecond timestamps, and a failure there fails the task
         import pyarrow as pa
 
-        records: List[Any] = values.to_pylist()
-        errors: Optional[List[Optional[str]]] = [None] * len(records) if self.permissive else None
-        for i, data in enumerate(records):
-            if data is None:
-                continue
-            try:
-                records[i] = self._one(data)
-            except SchemaRegistryError as e:
-                if e.http_status_code != 404:
-                    raise  # the registry failed, not the record: the task fails in any mode
-                records[i] = None
-                self._failed(errors, i, e, where)
-            except Exception as e:  # noqa: BLE001 - every other failure is the record's
-                records[i] = None
-                self._failed(errors, i, e, where)
-        try:
-            column = pa.array(records, type=self.raw_type)
-        except (pa.ArrowException, ValueError, TypeError, OverflowError):
-            # one record does not fit its Arrow type (a decimal beyond its precision): find it
-            for i, rec in enumerate(records):
-                if rec is None:
-                    continue
-                try:
-                    pa.array([rec], type=self.raw_type)
-                except (pa.ArrowException, ValueError, TypeError, OverflowError) as e:
-                    records[i] = None
-                    self._failed(errors, i, e, where)
-            column = pa.array(records, type=self.raw_type)
-        if self.raw_type != self.type:
-            column = column.cast(self.type)
-        return column, (pa.array(errors, type=pa.string()) if errors is not None else None)
-
-    def _failed(self, errors: Optional[List[Optional[str]]], i: int, e: Exception,
-                where: Callable[[int], str]) -> None:
-        reason = "%s: %s" % (type(e).__name__, e)
-        if errors is None:
-            raise DecodeError(
-                "Malformed Avro %s of %s (mode FAILFAST): %s. To read malformed records as "
-                "null with the reason in the column '%sError', set the option 'mode' to "
-                "'PERMISSIVE'." % (self.field, where(i), reason, self.field)
-            ) from e
-        errors[i] = reason
+        pa.array([record], type=self.raw_type)
 
 
 # --- encoding ---------------------------------------------------------------------------------
@@ -444,15 +389,4 @@ class AvroEncoder:
     def encode(self, column: Any, topics: List[Any]) -> Any:
         """``column``: any Arrow column (null rows stay null, as tombstones); ``topics``: each
         row's topic (the subject name strategies need it)."""
-        import pyarrow as pa
-
-        rows = column.to_pylist(maps_as_pydicts="strict")
-        out: List[Optional[bytes]] = [None] * len(rows)
-        ctx = None
-        for i, row in enumerate(rows):
-            if row is None:
-                continue
-            if ctx is None or ctx.topic != topics[i]:
-                ctx = SerializationContext(topics[i], self.field)
-            out[i] = self.serializer(row, ctx)
-        return pa.array(out, type=pa.binary())
+        return encode_rows(column, topics, self.field, self.serializer)

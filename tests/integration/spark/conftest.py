@@ -104,6 +104,15 @@ def spark(tmp_path_factory):
     session.stop()
 
 
+@pytest.fixture(scope="module")
+def registry(schema_registry):
+    """This project's SchemaRegistryClient of the test registry, for the Schema Registry tests'
+    own registrations and look-ups."""
+    from confluent_binding.schema_registry import SchemaRegistryClient
+
+    return SchemaRegistryClient(schema_registry.client_config())
+
+
 # --- a Spark standalone cluster (tests/support/spark_cluster.py) -----------------------------
 
 

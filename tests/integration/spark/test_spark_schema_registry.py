@@ -19,7 +19,6 @@ import uuid
 import pytest
 
 import confluent_binding as kafka
-from confluent_binding.schema_registry import SchemaRegistryClient
 from confluent_binding.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_binding.serialization import MessageField, SerializationContext
 from confluent_binding.spark import NAME
@@ -107,11 +106,6 @@ def _produce(cluster, topic, values, partition=0):
 def _serialize(registry, topic, schema, record, field=MessageField.VALUE):
     ser = AvroSerializer(registry, json.dumps(schema), conf={"auto.register.schemas": True})
     return ser(record, SerializationContext(topic, field))
-
-
-@pytest.fixture(scope="module")
-def registry(schema_registry):
-    return SchemaRegistryClient(schema_registry.client_config())
 
 
 @pytest.fixture(scope="module")
