@@ -8,9 +8,15 @@ MeterProvider whose periodic reader collects every second (as a Prometheus scrap
 would) into an exporter that drops the data: statistics parsed every second on the client's
 thread, the instruments read every second on the reader's.
 
-Run: ``.venv/bin/python bench/metrics_cost.py [--count N] [--rounds R] [--bootstrap HOST:PORT]``
-(a broker is started when none is given). Prints a Markdown table: median msgs/s of each side,
-min-max, and on/off.
+Tracing on (``--what tracing``): the clients wrapped by ``metrics.trace(client, provider)`` on
+an OpenTelemetry SDK TracerProvider whose batch span processor exports into an exporter that
+drops the spans: a ``send`` span per produced message (its context injected into the message's
+headers, ended by its delivery report) and a ``process`` span per consumed one (its producer's
+context extracted from the headers).
+
+Run: ``.venv/bin/python bench/metrics_cost.py [--what metrics|tracing] [--count N] [--rounds R]
+[--bootstrap HOST:PORT]`` (a broker is started when none is given). Prints a Markdown table:
+median msgs/s of each side, min-max, and on/off.
 """
 
 import argparse
@@ -51,23 +57,44 @@ def _provider():
         PeriodicExportingMetricReader(Discard(), export_interval_millis=STATS_MS)])
 
 
-def child(workload, on, bootstrap, topic, count):
+def _tracer_provider():
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+
+    class Discard(SpanExporter):
+        def export(self, spans):
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(BatchSpanProcessor(Discard()))
+    return provider
+
+
+def child(workload, on, bootstrap, topic, count, what="metrics"):
     """One run in this process: prints ``msgs/s cpu_s``."""
     from harness import settings
 
     import confluent_binding as kafka
     from confluent_binding import metrics
 
-    provider = _provider() if on else None
+    tracing = on and what == "tracing"
+    provider = None
+    if on:
+        provider = _tracer_provider() if tracing else _provider()
 
     def conf(base):
-        return metrics.instrument(base, provider, interval_ms=STATS_MS) if on else base
+        if on and not tracing:
+            return metrics.instrument(base, provider, interval_ms=STATS_MS)
+        return base
+
+    def client(made):
+        return metrics.trace(made, provider) if tracing else made
 
     value = b"x" * 100
     if workload == "P2":
         base = settings.librdkafka_producer()
         base["bootstrap.servers"] = bootstrap
-        p = kafka.Producer(conf(base))
+        p = client(kafka.Producer(conf(base)))
         done = [0]
 
         def on_delivery(err, msg):
@@ -89,7 +116,7 @@ def child(workload, on, bootstrap, topic, count):
     else:
         base = settings.librdkafka_consumer()
         base.update({"bootstrap.servers": bootstrap, "group.id": "cost-" + uuid.uuid4().hex})
-        c = kafka.Consumer(conf(base))
+        c = client(kafka.Consumer(conf(base)))
         c.assign([kafka.TopicPartition(topic, 0, 0)])
         m = None
         while m is None:                     # the clock starts at the first message
@@ -109,7 +136,7 @@ def child(workload, on, bootstrap, topic, count):
 
 def _run(args, workload, on, bootstrap, topic):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", workload, "on" if on else "off",
-           bootstrap, topic, str(args.count)]
+           bootstrap, topic, str(args.count), "--what", args.what]
     if shutil.which("taskset") and (os.cpu_count() or 1) > 1 and not args.no_pin:
         cmd = ["taskset", "-c", str(args.client_cpu)] + cmd
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600).stdout
@@ -124,11 +151,13 @@ def main():
     ap.add_argument("--bootstrap")
     ap.add_argument("--client-cpu", type=int, default=1)
     ap.add_argument("--no-pin", action="store_true")
+    ap.add_argument("--what", choices=("metrics", "tracing"), default="metrics",
+                    help="what the 'on' side turns on (default: metrics)")
     ap.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         workload, on, bootstrap, topic, count = args.child
-        return child(workload, on == "on", bootstrap, topic, int(count))
+        return child(workload, on == "on", bootstrap, topic, int(count), args.what)
 
     from _local_broker import broker
 
@@ -145,8 +174,8 @@ def main():
                 # alternate which side goes first, so drift weighs on both alike
                 for on in ((False, True) if r % 2 == 0 else (True, False)):
                     results[(w, on)].append(_run(args, w, on, bootstrap, topic))
-    print("| row | metrics off msgs/s (min-max) | metrics on msgs/s (min-max) | on/off | "
-          "CPU-s per M off / on |")
+    print("| row | %s off msgs/s (min-max) | %s on msgs/s (min-max) | on/off | "
+          "CPU-s per M off / on |" % (args.what, args.what))
     print("|---|---|---|---|---|")
     for w in ("P2", "C1"):
         off, on = results[(w, False)], results[(w, True)]

@@ -1,6 +1,7 @@
 """Observability of the clients: librdkafka's statistics parsed into typed objects, exported
-as OpenTelemetry metrics (and, through OpenTelemetry's Prometheus exporter, to Prometheus), and
-librdkafka's log lines routed through Python's ``logging``.
+as OpenTelemetry metrics (and, through OpenTelemetry's Prometheus exporter, to Prometheus),
+OpenTelemetry spans for producing and consuming, and librdkafka's log lines routed through
+Python's ``logging``.
 
 One line turns metrics on for a client's configuration, whichever face makes the client::
 
@@ -16,6 +17,13 @@ statistics are parsed once per ``statistics.interval.ms`` inside the ``poll()`` 
 ``consume()``) that serves them, never per message; the instruments read the latest sample when
 a reader collects. The OpenTelemetry parts need the ``[metrics]`` extra (the Prometheus endpoint
 the ``[prometheus]`` one); the parsed statistics and the logging need nothing.
+
+Tracing wraps a client (:func:`trace`): the wrapper has the client's API, its produce and
+consume calls make spans and carry the trace context in the messages' headers. A client not
+wrapped runs no tracing code at all::
+
+    producer = metrics.trace(Producer(conf), conf=conf)
+    consumer = metrics.trace(AIOKafkaConsumer("events", ...))
 """
 from typing import Any, Dict, Mapping, Optional
 
@@ -35,7 +43,7 @@ from ._statistics import (
 __all__ = ["Window", "BrokerStatistics", "PartitionStatistics", "TopicStatistics",
            "GroupStatistics", "Statistics", "parse_statistics", "parsed_stats_cb",
            "instrument", "serve_prometheus", "PrometheusEndpoint", "route_logs", "ClientLogs",
-           "LOGGER_PREFIX", "DEFAULT_INTERVAL_MS"]
+           "LOGGER_PREFIX", "DEFAULT_INTERVAL_MS", "trace"]
 
 #: the statistics interval :func:`instrument` sets when the configuration has none
 DEFAULT_INTERVAL_MS = 5000
@@ -97,6 +105,34 @@ def instrument(conf: Optional[Mapping[str, Any]] = None, meter_provider: Any = N
     conf["stats_cb"] = stats_cb
     conf["error_cb"] = error_cb
     return route_logs(conf) if logs else conf
+
+
+def trace(client: Any, tracer_provider: Any = None, *,
+          conf: Optional[Mapping[str, Any]] = None) -> Any:
+    """``client`` with OpenTelemetry tracing: a wrapper with the client's whole API whose
+    produce and consume calls make spans following OpenTelemetry's messaging conventions (the
+    guide's tracing section lists them). ``client``: a Producer, SerializingProducer, Consumer,
+    DeserializingConsumer, AIOProducer, AsyncSerializingProducer, AIOConsumer,
+    AIOKafkaProducer or AIOKafkaConsumer; ``.wrapped`` is the client itself.
+
+    A produced message gets a ``send <topic>`` span (PRODUCER) whose context goes into its
+    headers (``traceparent``, through OpenTelemetry's propagator); the span ends with the
+    delivery report, an error status on a failed delivery. A consumed message gets a
+    ``process <topic>`` span (CONSUMER) linked to the producer's span (and its child when no
+    span is current), ended when the application calls for more or closes the client.
+
+    ``tracer_provider``: an OpenTelemetry TracerProvider; None: the global one. ``conf``: the
+    configuration the client was made with, for what a client object does not tell: its
+    ``client.id`` and ``group.id`` (span attributes) and, for a Producer, its configured
+    ``on_delivery``, which a message's own callback replaces (confluent-kafka's rule): the
+    traced producer gives every message a callback, which calls the configured one. The
+    aiokafka-style clients need no ``conf``. Needs the ``[metrics]`` extra."""
+    try:
+        from ._tracing import traced
+    except ImportError as e:
+        raise ImportError("confluent_binding.metrics.trace() needs the [metrics] extra "
+                          "(opentelemetry-api): %s" % e) from e
+    return traced(client, tracer_provider, conf)
 
 
 def serve_prometheus(port: int = 9464, addr: str = "127.0.0.1", resource: Any = None
