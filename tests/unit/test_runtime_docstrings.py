@@ -36,8 +36,8 @@ def test_help_shows_a_docstring_for_every_public_compiled_member():
             checked += 1
             doc = inspect.getdoc(value)
             # Cython's embedded signature line alone is no documentation
-            lines = [l for l in (doc or "").splitlines()
-                     if l.strip() and not l.startswith(name + "(")]
+            lines = [line for line in (doc or "").splitlines()
+                     if line.strip() and not line.startswith(name + "(")]
             if not lines:
                 missing.append("%s.%s" % (cls.__name__, name))
             elif _text(lines[0]) not in page:
