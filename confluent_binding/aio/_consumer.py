@@ -322,6 +322,10 @@ class AIOConsumer(HandleCalls):
         try:
             self._close_consumer()
         finally:
+            # the rebalances still waiting for their callbacks were finished by the close (it
+            # (un)assigns at once): those callbacks are cancelled, not waited for
+            for task, *_ in self._rebalancing:
+                task.cancel()
             self._rebalancing.clear()
             await self._background.drain()
 
