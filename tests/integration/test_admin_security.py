@@ -77,8 +77,11 @@ def test_acl_create_describe_delete_round_trip(admin, acl_cluster):
 
     everything = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, "User:alice",
                                   None, AclOperation.ANY, AclPermissionType.ANY)
+    # DescribeAcls answers from the broker's authorizer, which applies what the controller
+    # committed when its metadata catches up (after CreateAcls and DeleteAcls returned)
+    assert wait_until(lambda: set(admin.describe_acls(everything).result(30))
+                      >= {literal_read, prefixed_write}, lambda: admin.poll(0.1), 30)
     found = admin.describe_acls(everything).result(30)
-    assert set(found) >= {literal_read, prefixed_write}
     only_prefixed = AclBindingFilter(ResourceType.TOPIC, None, ResourcePatternType.PREFIXED,
                                      None, None, AclOperation.ANY, AclPermissionType.ANY)
     assert prefixed_write in admin.describe_acls(only_prefixed).result(30)
@@ -100,7 +103,8 @@ def test_acl_create_describe_delete_round_trip(admin, acl_cluster):
     deleted = admin.delete_acls([by_name, only_prefixed])
     assert deleted[by_name].result(30) == [literal_read]
     assert prefixed_write in deleted[only_prefixed].result(30)
-    assert admin.describe_acls(by_name).result(30) == []
+    assert wait_until(lambda: admin.describe_acls(by_name).result(30) == [],
+                      lambda: admin.poll(0.1), 30)
 
 
 def test_acls_decide_what_a_user_may_do(admin, acl_cluster):
