@@ -636,6 +636,60 @@ def test_transaction_commit_and_abort(kafka_cluster, topic):
     assert not any(v.startswith(b"aborted-q-") for v in values)
 
 
+def test_abort_right_after_a_commit_is_not_fatal(mod, kafka_cluster, topic):
+    """A transaction begun right after a commit has its AddPartitionsToTxn refused with
+    CONCURRENT_TRANSACTIONS while the commit's markers are still being written; aborting it
+    failed with the fatal INVALID_TXN_STATE (librdkafka issue #4849, fixed here by
+    librdkafka-build/patches/0005; confluent-kafka's librdkafka still fails). Each round aborts
+    once the coordinator answered the AddPartitionsToTxn, until three refused ones were
+    aborted."""
+    answers = []
+
+    class Answers(logging.Handler):
+        def emit(self, record):
+            text = record.getMessage()
+            if "registered with transaction" in text:
+                answers.append("added")
+            elif "AddPartitionsToTxn response: partition" in text:
+                answers.append("refused")
+
+    logger = logging.getLogger("txn-abort-" + uuid.uuid4().hex)
+    logger.propagate = False
+    logger.setLevel(logging.DEBUG)
+    logger.addHandler(Answers())
+    p = mod.Producer(kafka_cluster.client_config({
+        "transactional.id": "txn-" + uuid.uuid4().hex, "debug": "eos", "logger": logger}))
+    p.init_transactions(60)
+    refused_aborts = rounds = 0
+    while refused_aborts < 3:
+        rounds += 1
+        assert rounds <= 60, "only %d of 60 transactions refused: %r" % (refused_aborts, answers)
+        p.begin_transaction()
+        p.produce(topic, value=b"committed-%d" % rounds)
+        p.commit_transaction(60)
+        answers.clear()
+        p.begin_transaction()
+        p.produce(topic, value=b"aborted-%d" % rounds)
+        deadline = time.monotonic() + 30
+        while not answers:
+            assert time.monotonic() < deadline, "AddPartitionsToTxn not answered"
+            p.poll(0.01)
+        if answers[0] == "refused" and mod is not kafka:
+            with pytest.raises(mod.KafkaException) as raised:
+                p.abort_transaction(60)
+            assert raised.value.args[0].code() == mod.KafkaError.INVALID_TXN_STATE
+            assert raised.value.args[0].fatal()
+            return
+        refused_aborts += answers[0] == "refused"
+        p.abort_transaction(60)
+    p.close()
+
+    last = b"committed-%d" % rounds
+    got = read_topic(kafka, kafka_cluster, topic, until=lambda got: got and got[-1].value() == last,
+                     **{"isolation.level": "read_committed"})
+    assert [m.value() for m in got] == [b"committed-%d" % i for i in range(1, rounds + 1)]
+
+
 def test_send_offsets_to_transaction(kafka_cluster, make_topic):
     src = make_topic(partitions=2)
     dst = make_topic(partitions=1)
