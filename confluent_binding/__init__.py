@@ -19,6 +19,7 @@ from ._core import (
     ShareConsumer,
     ThrottleEvent,
     TopicPartition,
+    _set_configured_oauth_cb,
     libversion,
 )
 from ._model import AcknowledgeType, Messages
@@ -38,6 +39,18 @@ from .error import (
     ProduceError,
 )
 from .serializing_producer import SerializingProducer
+
+
+def _configured_oauth_cb(conf):
+    """The oauth_cb a configuration names by its properties (AWS IAM), imported only then."""
+    if conf.get("sasl.oauthbearer.metadata.authentication.type") != "aws_iam":
+        return None
+    from . import _aws_iam
+
+    return _aws_iam.oauth_cb_for(conf)
+
+
+_set_configured_oauth_cb(_configured_oauth_cb)
 
 __all__ = [
     "Consumer", "ConsumerGroupMetadata", "KafkaError", "KafkaException", "Message", "Producer",

@@ -127,6 +127,17 @@ _LOG_LEVELS = (50, 50, 50, 40, 30, 20, 20, 10)
 # librdkafka's RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED, the error it ends with.
 cdef int _OAUTH_FIRST_TOKEN_MS = 10000
 cdef int _ERR_SASL_AUTHENTICATION_FAILED = 58
+# The oauth_cb of a configuration without one that names a token source by its properties
+# (confluent-kafka's AWS IAM autowire: confluent_binding._aws_iam), registered by the package so
+# that the core imports none of it: f(conf) -> oauth_cb or None, raising for a bad configuration.
+cdef object _configured_oauth_cb = None
+
+
+def _set_configured_oauth_cb(factory):
+    """Register ``factory(conf) -> oauth_cb or None``, asked by every client made without an
+    ``oauth_cb`` (the package registers the AWS IAM one)."""
+    global _configured_oauth_cb
+    _configured_oauth_cb = factory
 
 
 @cython.binding(False)
@@ -232,6 +243,8 @@ cdef class _Handle:
         self._stats_cb = _pop_callable(conf, "stats_cb")
         self._throttle_cb = _pop_callable(conf, "throttle_cb")
         self._oauth_cb = _pop_callable(conf, "oauth_cb")
+        if self._oauth_cb is None and _configured_oauth_cb is not None:
+            self._oauth_cb = _configured_oauth_cb(conf)
         mechanism = conf.get("sasl.mechanisms", conf.get("sasl.mechanism"))
         # As confluent-kafka: with OAUTHBEARER, construction returns once oauth_cb has set the
         # first token (nothing can connect before). Here construction itself serves oauth_cb,

@@ -6,28 +6,17 @@ expired one is refused by the broker itself. So each scenario exercises what a u
 provider does: the first token at construction, its use to produce and consume, a refresh
 before it runs out, and the broker's refusal of a bad token.
 """
-import base64
-import json
 import threading
 import time
 import uuid
 
 import pytest
 
+from tests.support.oauth_token_server import unsecured_jwt
 from tests.support.parity import same
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.integration
-
-
-def unsecured_jwt(subject, exp, iat=None):
-    """A JWT with ``alg: none`` (header.payload. and no signature), as Kafka's unsecured
-    OAUTHBEARER validator accepts."""
-    def part(obj):
-        return base64.urlsafe_b64encode(json.dumps(obj).encode()).rstrip(b"=").decode()
-    iat = time.time() if iat is None else iat
-    return "%s.%s." % (part({"alg": "none"}),
-                       part({"sub": subject, "iat": int(iat), "exp": int(exp)}))
 
 
 def oauth_config(cluster, oauth_cb, **extra):

@@ -12,6 +12,7 @@ keeps it true.
 """
 
 import importlib
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -77,6 +78,25 @@ def _callback_key(key, client="Producer"):
 
 def _unknown_property(m):
     return m.Producer({"bootstrap.server": "127.0.0.1:1"})
+
+
+def _aws_iam_without_boto3(m):
+    """A client configured for AWS IAM tokens where boto3 cannot be imported (the modules that
+    imported it are set aside meanwhile, each client's and boto3's own)."""
+    aside = {name: mod for name, mod in sys.modules.items()
+             if name.split(".")[0] in ("boto3", "botocore")
+             or name.startswith(("confluent_kafka._oauthbearer", "confluent_binding._aws_iam"))}
+    for name in aside:
+        del sys.modules[name]
+    sys.modules["boto3"] = None  # type: ignore[assignment]
+    try:
+        return m.Producer({"bootstrap.servers": "127.0.0.1:1",
+                           "sasl.oauthbearer.method": "oidc",
+                           "sasl.oauthbearer.metadata.authentication.type": "aws_iam",
+                           "sasl.oauthbearer.config": "region=eu-west-1,audience=a"})
+    finally:
+        del sys.modules["boto3"]
+        sys.modules.update(aside)
 
 
 DIFFERENCES = [
@@ -214,6 +234,14 @@ DIFFERENCES = [
         reason="librdkafka sends EndTxn for a transaction the coordinator never began "
                "(librdkafka issue #4849); the pinned build is patched.",
         proof="tests/integration/test_producer.py::test_abort_right_after_a_commit_is_not_fatal"),
+    Difference(
+        api="AWS IAM OAUTHBEARER without boto3",
+        text="the ImportError names this package's extra (`pip install "
+             "'confluent_binding[oauthbearer-aws]'`) where confluent-kafka's names its own.",
+        reason="installing confluent-kafka's extra would bring boto3 and a second client.",
+        scenario=_aws_iam_without_boto3,
+        ours=Raises(ImportError, "pip install 'confluent_binding[oauthbearer-aws]'"),
+        theirs=Raises(ImportError, "pip install 'confluent-kafka[oauthbearer-aws]'")),
     Difference(
         api="exception texts naming a class",
         text="give the class's public module here (`Expected list of <class "

@@ -22,6 +22,16 @@ TOKEN_REQUEST = ("POST", "/oauth2/token",
                  {"grant_type": ["client_credentials"], "scope": ["registry"]})
 
 
+def unsecured_jwt(subject, exp, iat=None):
+    """A JWT with ``alg: none`` (header.payload. and no signature), as Kafka's unsecured
+    OAUTHBEARER validator accepts."""
+    def part(obj):
+        return base64.urlsafe_b64encode(json.dumps(obj).encode()).rstrip(b"=").decode()
+    iat = time.time() if iat is None else iat
+    return "%s.%s." % (part({"alg": "none"}),
+                       part({"sub": subject, "iat": int(iat), "exp": int(exp)}))
+
+
 def token_handler(token: str = "tok-1") -> LocalHandler:
     """A token endpoint that hands out ``token`` (valid for an hour) to every request."""
     answer = json.dumps({"access_token": token, "token_type": "Bearer", "expires_in": 3600})
