@@ -28,6 +28,7 @@ from libc.string cimport memcmp, memcpy, memmove, memset, strcmp, strlen  # no-c
 from posix.time cimport clock_gettime, CLOCK_MONOTONIC, timespec  # no-cython-lint
 from posix.unistd cimport getpid, usleep  # no-cython-lint
 
+from includes.python cimport cb_section, cb_section_begin, cb_section_end  # no-cython-lint
 from includes.rdkafka cimport RD_KAFKA_VERSION, rd_kafka_version, rd_kafka_version_str
 
 include "errors.pyx"      # KafkaError and the helpers that raise librdkafka's errors

@@ -392,15 +392,21 @@ cdef class _AdminClientImpl(_Handle):
         self._send(RD_KAFKA_ADMIN_OP_CREATEACLS, a, future, opts)
 
     def _describe_acls(self, tuple acl_filter, future, dict opts):
-        cdef rd_kafka_AdminOptions_t *o = self._options(RD_KAFKA_ADMIN_OP_DESCRIBEACLS, opts)
+        cdef rd_kafka_AdminOptions_t *o
         cdef rd_kafka_AclBinding_t *f = NULL
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            f = self._acl_binding(acl_filter, True)
-            rd_kafka_DescribeAcls(self._rk, f, o, self._track(o, future))
+            o = self._options(RD_KAFKA_ADMIN_OP_DESCRIBEACLS, opts)
+            try:
+                f = self._acl_binding(acl_filter, True)
+                rd_kafka_DescribeAcls(self._rk, f, o, self._track(o, future))
+            finally:
+                rd_kafka_AdminOptions_destroy(o)
+                if f != NULL:
+                    rd_kafka_AclBinding_destroy(f)
         finally:
-            rd_kafka_AdminOptions_destroy(o)
-            if f != NULL:
-                rd_kafka_AclBinding_destroy(f)
+            cb_section_end(&cs)
 
     def _delete_acls(self, list filters, future, dict opts):
         cdef _Requests a = _Requests.new(RD_KAFKA_ADMIN_OP_DELETEACLS, len(filters))
@@ -425,13 +431,18 @@ cdef class _AdminClientImpl(_Handle):
         cdef rd_kafka_ListConsumerGroupOffsets_t *r = rd_kafka_ListConsumerGroupOffsets_new(
             group.encode(), NULL if pl is None else pl.ptr)
         cdef rd_kafka_AdminOptions_t *o = NULL
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            o = self._options(RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, opts)
-            rd_kafka_ListConsumerGroupOffsets(self._rk, &r, 1, o, self._track(o, future))
+            try:
+                o = self._options(RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, opts)
+                rd_kafka_ListConsumerGroupOffsets(self._rk, &r, 1, o, self._track(o, future))
+            finally:
+                if o != NULL:
+                    rd_kafka_AdminOptions_destroy(o)
+                rd_kafka_ListConsumerGroupOffsets_destroy(r)
         finally:
-            if o != NULL:
-                rd_kafka_AdminOptions_destroy(o)
-            rd_kafka_ListConsumerGroupOffsets_destroy(r)
+            cb_section_end(&cs)
 
     def _alter_consumer_group_offsets(self, str group, list parts, future, dict opts):
         # a list of TopicPartition: the commit metadata and leader epoch go with the offsets
@@ -439,67 +450,93 @@ cdef class _AdminClientImpl(_Handle):
         cdef rd_kafka_AlterConsumerGroupOffsets_t *r = rd_kafka_AlterConsumerGroupOffsets_new(
             group.encode(), pl.ptr)
         cdef rd_kafka_AdminOptions_t *o = NULL
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            o = self._options(RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS, opts)
-            rd_kafka_AlterConsumerGroupOffsets(self._rk, &r, 1, o, self._track(o, future))
+            try:
+                o = self._options(RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS, opts)
+                rd_kafka_AlterConsumerGroupOffsets(self._rk, &r, 1, o, self._track(o, future))
+            finally:
+                if o != NULL:
+                    rd_kafka_AdminOptions_destroy(o)
+                rd_kafka_AlterConsumerGroupOffsets_destroy(r)
         finally:
-            if o != NULL:
-                rd_kafka_AdminOptions_destroy(o)
-            rd_kafka_AlterConsumerGroupOffsets_destroy(r)
+            cb_section_end(&cs)
 
     def _describe_topics(self, list topics, future, dict opts):
         cdef list encoded = [t.encode() for t in topics]
         cdef const char **names = <const char **>malloc(max(len(encoded), 1) * sizeof(char *))
         cdef rd_kafka_TopicCollection_t *tc = NULL
         cdef rd_kafka_AdminOptions_t *o = NULL
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            for i, b in enumerate(encoded):
-                names[i] = <const char *>(<bytes>b)
-            tc = rd_kafka_TopicCollection_of_topic_names(names, len(encoded))
-            o = self._options(RD_KAFKA_ADMIN_OP_DESCRIBETOPICS, opts)
-            rd_kafka_DescribeTopics(self._rk, tc, o, self._track(o, future))
+            try:
+                for i, b in enumerate(encoded):
+                    names[i] = <const char *>(<bytes>b)
+                tc = rd_kafka_TopicCollection_of_topic_names(names, len(encoded))
+                o = self._options(RD_KAFKA_ADMIN_OP_DESCRIBETOPICS, opts)
+                rd_kafka_DescribeTopics(self._rk, tc, o, self._track(o, future))
+            finally:
+                if o != NULL:
+                    rd_kafka_AdminOptions_destroy(o)
+                if tc != NULL:
+                    rd_kafka_TopicCollection_destroy(tc)
+                free(names)
         finally:
-            if o != NULL:
-                rd_kafka_AdminOptions_destroy(o)
-            if tc != NULL:
-                rd_kafka_TopicCollection_destroy(tc)
-            free(names)
+            cb_section_end(&cs)
 
     def _describe_cluster(self, future, dict opts):
         self._send(RD_KAFKA_ADMIN_OP_DESCRIBECLUSTER, None, future, opts)
 
     def _list_offsets(self, list parts, future, dict opts):
         cdef _PartList pl = _parts_list(parts)
-        cdef rd_kafka_AdminOptions_t *o = self._options(RD_KAFKA_ADMIN_OP_LISTOFFSETS, opts)
+        cdef rd_kafka_AdminOptions_t *o
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            rd_kafka_ListOffsets(self._rk, pl.ptr, o, self._track(o, future))
+            o = self._options(RD_KAFKA_ADMIN_OP_LISTOFFSETS, opts)
+            try:
+                rd_kafka_ListOffsets(self._rk, pl.ptr, o, self._track(o, future))
+            finally:
+                rd_kafka_AdminOptions_destroy(o)
         finally:
-            rd_kafka_AdminOptions_destroy(o)
+            cb_section_end(&cs)
 
     def _delete_records(self, list parts, future, dict opts):
         cdef _PartList pl = _parts_list(parts)
         cdef rd_kafka_DeleteRecords_t *r = rd_kafka_DeleteRecords_new(pl.ptr)
         cdef rd_kafka_AdminOptions_t *o = NULL
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            o = self._options(RD_KAFKA_ADMIN_OP_DELETERECORDS, opts)
-            rd_kafka_DeleteRecords(self._rk, &r, 1, o, self._track(o, future))
+            try:
+                o = self._options(RD_KAFKA_ADMIN_OP_DELETERECORDS, opts)
+                rd_kafka_DeleteRecords(self._rk, &r, 1, o, self._track(o, future))
+            finally:
+                if o != NULL:
+                    rd_kafka_AdminOptions_destroy(o)
+                rd_kafka_DeleteRecords_destroy(r)
         finally:
-            if o != NULL:
-                rd_kafka_AdminOptions_destroy(o)
-            rd_kafka_DeleteRecords_destroy(r)
+            cb_section_end(&cs)
 
     def _elect_leaders(self, int election_type, parts, future, dict opts):
         cdef _PartList pl = None if parts is None else _parts_list(parts)
         cdef rd_kafka_ElectLeaders_t *r = rd_kafka_ElectLeaders_new(
             election_type, NULL if pl is None else pl.ptr)
         cdef rd_kafka_AdminOptions_t *o = NULL
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            o = self._options(RD_KAFKA_ADMIN_OP_ELECTLEADERS, opts)
-            rd_kafka_ElectLeaders(self._rk, r, o, self._track(o, future))
+            try:
+                o = self._options(RD_KAFKA_ADMIN_OP_ELECTLEADERS, opts)
+                rd_kafka_ElectLeaders(self._rk, r, o, self._track(o, future))
+            finally:
+                if o != NULL:
+                    rd_kafka_AdminOptions_destroy(o)
+                rd_kafka_ElectLeaders_destroy(r)
         finally:
-            if o != NULL:
-                rd_kafka_AdminOptions_destroy(o)
-            rd_kafka_ElectLeaders_destroy(r)
+            cb_section_end(&cs)
 
     def _describe_user_scram_credentials(self, users, future, dict opts):
         self._send_names(RD_KAFKA_ADMIN_OP_DESCRIBEUSERSCRAMCREDENTIALS, users or [], future, opts)
@@ -525,37 +562,43 @@ cdef class _AdminClientImpl(_Handle):
         cdef rd_kafka_queue_t *q
         cdef void **objs = NULL if a is None else a.ptr
         cdef size_t n = 0 if a is None else a.n
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            q = self._track(o, future)
-            if api == RD_KAFKA_ADMIN_OP_CREATETOPICS:
-                rd_kafka_CreateTopics(self._rk, <rd_kafka_NewTopic_t **>objs, n, o, q)
-            elif api == RD_KAFKA_ADMIN_OP_DELETETOPICS:
-                rd_kafka_DeleteTopics(self._rk, <rd_kafka_DeleteTopic_t **>objs, n, o, q)
-            elif api == RD_KAFKA_ADMIN_OP_CREATEPARTITIONS:
-                rd_kafka_CreatePartitions(self._rk, <rd_kafka_NewPartitions_t **>objs, n, o, q)
-            elif api == RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS:
-                rd_kafka_DescribeConfigs(self._rk, <rd_kafka_ConfigResource_t **>objs, n, o, q)
-            elif api == RD_KAFKA_ADMIN_OP_ALTERCONFIGS:
-                rd_kafka_AlterConfigs(self._rk, <rd_kafka_ConfigResource_t **>objs, n, o, q)
-            elif api == RD_KAFKA_ADMIN_OP_INCREMENTALALTERCONFIGS:
-                rd_kafka_IncrementalAlterConfigs(self._rk, <rd_kafka_ConfigResource_t **>objs, n,
-                                                 o, q)
-            elif api == RD_KAFKA_ADMIN_OP_CREATEACLS:
-                rd_kafka_CreateAcls(self._rk, <rd_kafka_AclBinding_t **>objs, n, o, q)
-            elif api == RD_KAFKA_ADMIN_OP_DELETEACLS:
-                rd_kafka_DeleteAcls(self._rk, <rd_kafka_AclBindingFilter_t **>objs, n, o, q)
-            elif api == RD_KAFKA_ADMIN_OP_DELETEGROUPS:
-                rd_kafka_DeleteGroups(self._rk, <rd_kafka_DeleteGroup_t **>objs, n, o, q)
-            elif api == RD_KAFKA_ADMIN_OP_ALTERUSERSCRAMCREDENTIALS:
-                rd_kafka_AlterUserScramCredentials(
-                    self._rk, <rd_kafka_UserScramCredentialAlteration_t **>objs, n, o, q)
-            elif api == RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS:
-                rd_kafka_ListConsumerGroups(self._rk, o, q)
-            elif api == RD_KAFKA_ADMIN_OP_DESCRIBECLUSTER:
-                rd_kafka_DescribeCluster(self._rk, o, q)
+            try:
+                q = self._track(o, future)
+                if api == RD_KAFKA_ADMIN_OP_CREATETOPICS:
+                    rd_kafka_CreateTopics(self._rk, <rd_kafka_NewTopic_t **>objs, n, o, q)
+                elif api == RD_KAFKA_ADMIN_OP_DELETETOPICS:
+                    rd_kafka_DeleteTopics(self._rk, <rd_kafka_DeleteTopic_t **>objs, n, o, q)
+                elif api == RD_KAFKA_ADMIN_OP_CREATEPARTITIONS:
+                    rd_kafka_CreatePartitions(self._rk, <rd_kafka_NewPartitions_t **>objs, n, o, q)
+                elif api == RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS:
+                    rd_kafka_DescribeConfigs(self._rk, <rd_kafka_ConfigResource_t **>objs, n, o, q)
+                elif api == RD_KAFKA_ADMIN_OP_ALTERCONFIGS:
+                    rd_kafka_AlterConfigs(self._rk, <rd_kafka_ConfigResource_t **>objs, n, o, q)
+                elif api == RD_KAFKA_ADMIN_OP_INCREMENTALALTERCONFIGS:
+                    rd_kafka_IncrementalAlterConfigs(self._rk,
+                                                     <rd_kafka_ConfigResource_t **>objs, n,
+                                                     o, q)
+                elif api == RD_KAFKA_ADMIN_OP_CREATEACLS:
+                    rd_kafka_CreateAcls(self._rk, <rd_kafka_AclBinding_t **>objs, n, o, q)
+                elif api == RD_KAFKA_ADMIN_OP_DELETEACLS:
+                    rd_kafka_DeleteAcls(self._rk, <rd_kafka_AclBindingFilter_t **>objs, n, o, q)
+                elif api == RD_KAFKA_ADMIN_OP_DELETEGROUPS:
+                    rd_kafka_DeleteGroups(self._rk, <rd_kafka_DeleteGroup_t **>objs, n, o, q)
+                elif api == RD_KAFKA_ADMIN_OP_ALTERUSERSCRAMCREDENTIALS:
+                    rd_kafka_AlterUserScramCredentials(
+                        self._rk, <rd_kafka_UserScramCredentialAlteration_t **>objs, n, o, q)
+                elif api == RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPS:
+                    rd_kafka_ListConsumerGroups(self._rk, o, q)
+                elif api == RD_KAFKA_ADMIN_OP_DESCRIBECLUSTER:
+                    rd_kafka_DescribeCluster(self._rk, o, q)
+            finally:
+                rd_kafka_AdminOptions_destroy(o)
+            return 0
         finally:
-            rd_kafka_AdminOptions_destroy(o)
-        return 0
+            cb_section_end(&cs)
 
     cdef int _send_names(self, rd_kafka_admin_op_t api, list names, future, dict opts) except -1:
         """Send a request that takes an array of C strings (groups, SCRAM users)."""
@@ -563,20 +606,25 @@ cdef class _AdminClientImpl(_Handle):
         cdef const char **arr = <const char **>malloc(max(len(encoded), 1) * sizeof(char *))
         cdef rd_kafka_AdminOptions_t *o = NULL
         cdef rd_kafka_queue_t *q
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            for i, b in enumerate(encoded):
-                arr[i] = <const char *>(<bytes>b)
-            o = self._options(api, opts)
-            q = self._track(o, future)
-            if api == RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS:
-                rd_kafka_DescribeConsumerGroups(self._rk, arr, len(encoded), o, q)
-            else:
-                rd_kafka_DescribeUserScramCredentials(self._rk, arr, len(encoded), o, q)
+            try:
+                for i, b in enumerate(encoded):
+                    arr[i] = <const char *>(<bytes>b)
+                o = self._options(api, opts)
+                q = self._track(o, future)
+                if api == RD_KAFKA_ADMIN_OP_DESCRIBECONSUMERGROUPS:
+                    rd_kafka_DescribeConsumerGroups(self._rk, arr, len(encoded), o, q)
+                else:
+                    rd_kafka_DescribeUserScramCredentials(self._rk, arr, len(encoded), o, q)
+            finally:
+                if o != NULL:
+                    rd_kafka_AdminOptions_destroy(o)
+                free(arr)
+            return 0
         finally:
-            if o != NULL:
-                rd_kafka_AdminOptions_destroy(o)
-            free(arr)
-        return 0
+            cb_section_end(&cs)
 
     # -- results --
 
@@ -584,15 +632,21 @@ cdef class _AdminClientImpl(_Handle):
         """Wait (GIL-free) up to ``timeout_ms`` for one admin result and complete its future.
         False once the client is closing: the result thread then ends."""
         cdef rd_kafka_event_t *ev
-        cdef rd_kafka_queue_t *q = self._results
-        if self._stopped or q == NULL or self._blocking.shuts_out():
-            return False
-        with self._blocking:
-            with nogil:
-                ev = rd_kafka_queue_poll(q, timeout_ms)
-        if ev != NULL:
-            self._complete(ev)
-        return not self._stopped
+        cdef rd_kafka_queue_t *q
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            q = self._results
+            if self._stopped or q == NULL or self._blocking.shuts_out():
+                return False
+            with self._blocking:
+                with nogil:
+                    ev = rd_kafka_queue_poll(q, timeout_ms)
+            if ev != NULL:
+                self._complete(ev)
+            return not self._stopped
+        finally:
+            cb_section_end(&cs)
 
     cdef int _complete(self, rd_kafka_event_t *ev) except -1:
         """Complete the future of the request ``ev`` answers, destroying ``ev`` first (the
@@ -620,30 +674,44 @@ cdef class _AdminClientImpl(_Handle):
 
     def _in_flight(self):
         """How many requests wait for their result."""
-        return len(self._in_flight_requests) if self._in_flight_requests else 0
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            return len(self._in_flight_requests) if self._in_flight_requests else 0
+        finally:
+            cb_section_end(&cs)
 
     def _stop_results(self):
         """Make the result thread end (it returns from its wait at once)."""
-        self._stopped = True
-        if self._results != NULL:
-            rd_kafka_queue_yield(self._results)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._stopped = True
+            if self._results != NULL:
+                rd_kafka_queue_yield(self._results)
+        finally:
+            cb_section_end(&cs)
 
     def _close(self):
         """Free the client once the result thread has ended; requests still in flight fail
         with _DESTROY. Closing twice is harmless."""
-        self._stopped = True
-        if self._forget_if_forked():
-            self._results = NULL
-        elif self._rk != NULL:
-            self._blocking.drain()
-            self._release()
-            self._destroy()
-        pending, self._in_flight_requests = self._in_flight_requests, {}
-        for fut in (pending or {}).values():
-            if not fut.done():
-                fut.set_exception(KafkaException(KafkaError(
-                    RD_KAFKA_RESP_ERR__DESTROY,
-                    "AdminClient closed while the request was in flight")))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._stopped = True
+            if self._forget_if_forked():
+                self._results = NULL
+            elif self._rk != NULL and not self._blocking.drain():     # (1: closed meanwhile)
+                self._release()
+                self._destroy()
+            pending, self._in_flight_requests = self._in_flight_requests, {}
+            for fut in (pending or {}).values():
+                if not fut.done():
+                    fut.set_exception(KafkaException(KafkaError(
+                        RD_KAFKA_RESP_ERR__DESTROY,
+                        "AdminClient closed while the request was in flight")))
+        finally:
+            cb_section_end(&cs)
 
     cdef void _release(self) noexcept:
         """Free the result queue (before rd_kafka_destroy; results in it are dropped)."""
@@ -661,16 +729,26 @@ cdef class _AdminClientImpl(_Handle):
     def poll(self, timeout=-1):
         """Serve error_cb, stats_cb, logger and oauth_cb events; wait up to ``timeout``
         seconds for the first. Returns the number of events served."""
-        self._ensure_open()
-        if timeout == 0:
-            return self._serve(0, True)
-        return self._serve(_deadline(timeout), False)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if timeout == 0:
+                return self._serve(0, True)
+            return self._serve(_deadline(timeout), False)
+        finally:
+            cb_section_end(&cs)
 
     def __len__(self):
         """Requests and messages librdkafka still has queued or in flight (0 once closed)."""
-        if self._rk == NULL or self._blocking.shuts_out():
-            return 0
-        return rd_kafka_outq_len(self._rk)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            if self._rk == NULL or self._blocking.shuts_out():
+                return 0
+            return rd_kafka_outq_len(self._rk)
+        finally:
+            cb_section_end(&cs)
 
     def _check_open(self):
         """RuntimeError "AdminClient has been closed" once closed: for the requests whose
@@ -679,7 +757,6 @@ cdef class _AdminClientImpl(_Handle):
 
     def _list_groups(self, group=None, timeout=-1):
         """Groups and members from the legacy ListGroups/DescribeGroups (list_groups())."""
-        self._ensure_open(True)
         cdef const rd_kafka_group_list *gl = NULL
         cdef rd_kafka_resp_err_t err
         cdef int tmout = _timeout_ms(timeout)
@@ -688,38 +765,45 @@ cdef class _AdminClientImpl(_Handle):
         cdef int i, j
         cdef const rd_kafka_group_info *gi
         cdef const rd_kafka_group_member_info *mi
-        with self._blocking:
-            with nogil:
-                err = rd_kafka_list_groups(self._rk, cg, &gl, tmout)
-        _check(err, "Failed to list groups")
-        out = []
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            for i in range(gl.group_cnt):
-                gi = &gl.groups[i]
-                gm = GroupMetadata()
-                b = BrokerMetadata()
-                b.id, b.host, b.port = gi.broker.id, _str_or_none(gi.broker.host), gi.broker.port
-                gm.broker = b
-                gm.id = _str_or_none(gi.group)
-                gm.error = _kafka_error(gi.err)
-                gm.state = _str_or_none(gi.state)
-                gm.protocol_type = _str_or_none(gi.protocol_type)
-                gm.protocol = _str_or_none(gi.protocol)
-                for j in range(gi.member_cnt):
-                    mi = &gi.members[j]
-                    m = GroupMember()
-                    m.id = _str_or_none(mi.member_id)
-                    m.client_id = _str_or_none(mi.client_id)
-                    m.client_host = _str_or_none(mi.client_host)
-                    m.metadata = PyBytes_FromStringAndSize(<const char *>mi.member_metadata,
-                                                           mi.member_metadata_size)
-                    m.assignment = PyBytes_FromStringAndSize(<const char *>mi.member_assignment,
-                                                             mi.member_assignment_size)
-                    gm.members.append(m)
-                out.append(gm)
+            self._ensure_open(True)
+            with self._blocking:
+                with nogil:
+                    err = rd_kafka_list_groups(self._rk, cg, &gl, tmout)
+            _check(err, "Failed to list groups")
+            out = []
+            try:
+                for i in range(gl.group_cnt):
+                    gi = &gl.groups[i]
+                    gm = GroupMetadata()
+                    b = BrokerMetadata()
+                    b.id, b.host = gi.broker.id, _str_or_none(gi.broker.host)
+                    b.port = gi.broker.port
+                    gm.broker = b
+                    gm.id = _str_or_none(gi.group)
+                    gm.error = _kafka_error(gi.err)
+                    gm.state = _str_or_none(gi.state)
+                    gm.protocol_type = _str_or_none(gi.protocol_type)
+                    gm.protocol = _str_or_none(gi.protocol)
+                    for j in range(gi.member_cnt):
+                        mi = &gi.members[j]
+                        m = GroupMember()
+                        m.id = _str_or_none(mi.member_id)
+                        m.client_id = _str_or_none(mi.client_id)
+                        m.client_host = _str_or_none(mi.client_host)
+                        m.metadata = PyBytes_FromStringAndSize(<const char *>mi.member_metadata,
+                                                               mi.member_metadata_size)
+                        m.assignment = PyBytes_FromStringAndSize(<const char *>mi.member_assignment,
+                                                                 mi.member_assignment_size)
+                        gm.members.append(m)
+                    out.append(gm)
+            finally:
+                rd_kafka_group_list_destroy(gl)
+            return out
         finally:
-            rd_kafka_group_list_destroy(gl)
-        return out
+            cb_section_end(&cs)
 
 
 cdef _PartList _parts_list(list parts):

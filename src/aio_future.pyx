@@ -710,6 +710,7 @@ cdef class _AioProduce:
         cdef DeliveryFuture fut
         cdef rd_kafka_resp_err_t err
         cdef _AioPath fast
+        cdef cb_section cs
         if self.state == CALL_NEW or self.state == CALL_PAUSED:
             fast = self.owner._fast
             if fast is not None and self.on_delivery is None and self.callback is None:
@@ -722,8 +723,12 @@ cdef class _AioProduce:
                 fast.since_turn += 1
                 p = fast.producer
                 fut = _new_future(fast.loop)
-                err = p._produce(p._topic(self.topic), self.value, self.key, self.partition, fut,
-                                 self.timestamp, self.headers)
+                cb_section_begin(&cs, p)     # as Producer.produce() (free-threaded builds)
+                try:
+                    err = p._produce(p._topic(self.topic), self.value, self.key, self.partition,
+                                     fut, self.timestamp, self.headers)
+                finally:
+                    cb_section_end(&cs)
                 if err == RD_KAFKA_RESP_ERR_NO_ERROR:
                     return fut
                 if err != RD_KAFKA_RESP_ERR__QUEUE_FULL:

@@ -193,49 +193,54 @@ def _produce_arrow(Producer producer, object topic, object value, object key=Non
     cdef size_t tn
     cdef const ArrowArray *entries
     memset(&r, 0, sizeof(r))
-    producer._ensure_open()
-    if value is None:
-        raise TypeError("value must be an Arrow array")
-    # the capsules own the exported arrays: kept (in _owners) while the loop reads them
-    _owners = [_in_col(&r.value, value, wide_value), _in_col(&r.key, key, wide_key),
-               _in_col(&r.topic, topics, wide_topic),
-               _in_col(&r.partition, partitions, False), _in_col(&r.headers, headers, False)]
-    r.rows = r.value.a.length
-    if ((r.key.present and r.key.a.length != r.rows)
-            or (r.topic.present and r.topic.a.length != r.rows)
-            or (r.partition.present and r.partition.a.length != r.rows)
-            or (r.headers.present and r.headers.a.length != r.rows)):
-        raise ValueError("every column must have as many rows as value")
-    if r.headers.present:
-        entries = r.headers.a.children[0]
-        r.hentries_offset = entries.offset
-        r.hentries_valid = (<const uint8_t *>entries.buffers[0]
-                            if entries.null_count != 0 else NULL)
-        _in_child(&r.hkey, entries.children[0], False)
-        _in_child(&r.hvalue, entries.children[1], False)
-    if not r.topic.present:
-        if topic is None:
-            raise ValueError("topic is required when there is no topic column")
-        r.rkt = producer._topic(topic)
-    r.rk = producer._rk
-    while True:
-        with producer._blocking:
-            with nogil:
-                why = _run_rows(&r)
-        if why == _RUN_DONE:
-            return r.rows
-        if why == _RUN_FULL:
-            producer._serve(_monotonic() + 0.1, False)
-            producer._ensure_open()         # a callback may have closed it
-        elif why == _RUN_TOPIC:
-            r.name = _bytes_at(&r.topic, r.row, &tn)
-            r.name_len = <Py_ssize_t>tn
-            name = r.name[:r.name_len].decode("utf-8")
-            r.rkt = producer._topic(name)
-        elif why == _RUN_NULL_TOPIC:
-            raise ValueError("Null topic present in the data. Use the topic option for "
-                             "setting a default topic.")
-        elif why == _RUN_NULL_HEADER:
-            raise ValueError("Null header key present in the data (row %d)" % r.row)
-        else:
-            _raise_produce_error(r.err)
+    cdef cb_section cs
+    cb_section_begin(&cs, producer)
+    try:
+        producer._ensure_open()
+        if value is None:
+            raise TypeError("value must be an Arrow array")
+        # the capsules own the exported arrays: kept (in _owners) while the loop reads them
+        _owners = [_in_col(&r.value, value, wide_value), _in_col(&r.key, key, wide_key),
+                   _in_col(&r.topic, topics, wide_topic),
+                   _in_col(&r.partition, partitions, False), _in_col(&r.headers, headers, False)]
+        r.rows = r.value.a.length
+        if ((r.key.present and r.key.a.length != r.rows)
+                or (r.topic.present and r.topic.a.length != r.rows)
+                or (r.partition.present and r.partition.a.length != r.rows)
+                or (r.headers.present and r.headers.a.length != r.rows)):
+            raise ValueError("every column must have as many rows as value")
+        if r.headers.present:
+            entries = r.headers.a.children[0]
+            r.hentries_offset = entries.offset
+            r.hentries_valid = (<const uint8_t *>entries.buffers[0]
+                                if entries.null_count != 0 else NULL)
+            _in_child(&r.hkey, entries.children[0], False)
+            _in_child(&r.hvalue, entries.children[1], False)
+        if not r.topic.present:
+            if topic is None:
+                raise ValueError("topic is required when there is no topic column")
+            r.rkt = producer._topic(topic)
+        r.rk = producer._rk
+        while True:
+            with producer._blocking:
+                with nogil:
+                    why = _run_rows(&r)
+            if why == _RUN_DONE:
+                return r.rows
+            if why == _RUN_FULL:
+                producer._serve(_monotonic() + 0.1, False)
+                producer._ensure_open()         # a callback may have closed it
+            elif why == _RUN_TOPIC:
+                r.name = _bytes_at(&r.topic, r.row, &tn)
+                r.name_len = <Py_ssize_t>tn
+                name = r.name[:r.name_len].decode("utf-8")
+                r.rkt = producer._topic(name)
+            elif why == _RUN_NULL_TOPIC:
+                raise ValueError("Null topic present in the data. Use the topic option for "
+                                 "setting a default topic.")
+            elif why == _RUN_NULL_HEADER:
+                raise ValueError("Null header key present in the data (row %d)" % r.row)
+            else:
+                _raise_produce_error(r.err)
+    finally:
+        cb_section_end(&cs)

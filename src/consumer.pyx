@@ -179,59 +179,91 @@ cdef class Consumer(_Handle):
 
     def subscribe(self, topics, on_assign=None, on_revoke=None, on_lost=None):
         """Join the group for ``topics`` (names, or ``^regex`` patterns)."""
-        self._ensure_open()
-        if not isinstance(topics, (list, tuple)):
-            raise TypeError("topics must be a list of str, not %s" % type(topics).__name__)
-        for name, cb in (("on_assign", on_assign), ("on_revoke", on_revoke), ("on_lost", on_lost)):
-            if cb is not None and not callable(cb):
-                raise TypeError("%s must be callable" % name)
-        cdef _PartList pl = _PartList.new(len(topics))
-        for t in topics:
-            if not isinstance(t, str):
-                raise TypeError("topics must be a list of str, found %s" % type(t).__name__)
-            rd_kafka_topic_partition_list_add(pl.ptr, (<str>t).encode(), RD_KAFKA_PARTITION_UA)
-        _check(rd_kafka_subscribe(self._rk, pl.ptr), "Failed to set subscription")
-        self._on_assign, self._on_revoke, self._on_lost = on_assign, on_revoke, on_lost
+        cdef _PartList pl
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if not isinstance(topics, (list, tuple)):
+                raise TypeError("topics must be a list of str, not %s" % type(topics).__name__)
+            for name, cb in (("on_assign", on_assign), ("on_revoke", on_revoke),
+                             ("on_lost", on_lost)):
+                if cb is not None and not callable(cb):
+                    raise TypeError("%s must be callable" % name)
+            pl = _PartList.new(len(topics))
+            for t in topics:
+                if not isinstance(t, str):
+                    raise TypeError("topics must be a list of str, found %s" % type(t).__name__)
+                rd_kafka_topic_partition_list_add(pl.ptr, (<str>t).encode(), RD_KAFKA_PARTITION_UA)
+            _check(rd_kafka_subscribe(self._rk, pl.ptr), "Failed to set subscription")
+            self._on_assign, self._on_revoke, self._on_lost = on_assign, on_revoke, on_lost
+        finally:
+            cb_section_end(&cs)
 
     def unsubscribe(self):
         """Leave the subscription: the current assignment is revoked (``on_revoke`` is
         served by the next poll) and no more messages of the subscribed topics arrive.
         """
-        self._ensure_open()
-        _check(rd_kafka_unsubscribe(self._rk))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            _check(rd_kafka_unsubscribe(self._rk))
+        finally:
+            cb_section_end(&cs)
 
     def assign(self, partitions):
         """Replace the assignment with ``partitions`` (a list of TopicPartition)."""
-        self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions)
-        self._assigned()
-        _check(rd_kafka_assign(self._rk, pl.ptr))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            self._assigned()
+            _check(rd_kafka_assign(self._rk, pl.ptr))
+        finally:
+            cb_section_end(&cs)
 
     def unassign(self):
         """Drop the current (manual or rebalance) assignment; no partition is fetched
         until the next ``assign()``.
         """
-        self._ensure_open()
-        self._assigned()
-        _check(rd_kafka_assign(self._rk, NULL))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            self._assigned()
+            _check(rd_kafka_assign(self._rk, NULL))
+        finally:
+            cb_section_end(&cs)
 
     def incremental_assign(self, partitions):
         """Add ``partitions`` (TopicPartitions, offsets optional) to the current
         assignment: for the cooperative-sticky assignor's ``on_assign`` or manual assignment.
         """
-        self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions)
-        self._assigned()
-        _check_error(rd_kafka_incremental_assign(self._rk, pl.ptr))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            self._assigned()
+            _check_error(rd_kafka_incremental_assign(self._rk, pl.ptr))
+        finally:
+            cb_section_end(&cs)
 
     def incremental_unassign(self, partitions):
         """Remove ``partitions`` from the current assignment (cooperative rebalancing
         or manual assignment); the rest keep being fetched.
         """
-        self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions)
-        self._assigned()
-        _check_error(rd_kafka_incremental_unassign(self._rk, pl.ptr))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            self._assigned()
+            _check_error(rd_kafka_incremental_unassign(self._rk, pl.ptr))
+        finally:
+            cb_section_end(&cs)
 
     cdef void _assigned(self) noexcept:
         """The application (un)assigns: inside a rebalance callback, instead of the automatic
@@ -245,59 +277,74 @@ cdef class Consumer(_Handle):
         awaits a coroutine callback first): no automatic (un)assign after it returns. True
         when the group uses the cooperative protocol (incremental_(un)assign then). Until that
         call comes, librdkafka waits for it, in close() too: close() unassigns instead."""
-        self._ensure_open()
-        self._assigned_by_callback = True
-        self._deferred += 1
-        return _cooperative(self._rk) == 1
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            self._assigned_by_callback = True
+            self._deferred += 1
+            return _cooperative(self._rk) == 1
+        finally:
+            cb_section_end(&cs)
 
     def assignment(self):
         """The partitions currently assigned to this consumer (a list of TopicPartition,
         offsets not set).
         """
-        self._ensure_open()
         cdef rd_kafka_topic_partition_list_t *c = NULL
-        _check(rd_kafka_assignment(self._rk, &c))
-        return _PartList.adopt(c).to_py()
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            _check(rd_kafka_assignment(self._rk, &c))
+            return _PartList.adopt(c).to_py()
+        finally:
+            cb_section_end(&cs)
 
     # -- consuming --
 
     def poll(self, timeout=-1):
         """The next message or event (a Message with error() set), or None after ``timeout``
         seconds (-1: wait forever)."""
-        self._ensure_open()
         # Every message taken from librdkafka is in the custody's care until it is handed out:
         # where it waits, when its position moves, what drops it (src/custody.pyx).
         cdef _Custody custody = self._custody
-        if custody.kept.msgs != NULL:
-            return self._poll_kept()
         cdef rd_kafka_message_t *rkm = NULL
         cdef double deadline = 0
         cdef int wait
         cdef int ahead = 0
-        if CB_READ_AHEAD:
-            while True:
-                ahead = custody.next_ahead(self, &rkm)
-                if ahead or not custody.filling:
-                    break
-                if custody.await_fill(self, timeout, &deadline):
-                    return None     # called from the fill's callback, or the timeout passed
-        if not ahead:
-            # First a look with the GIL held: when messages are waiting there is no GIL
-            # release and no clock reading at all.
-            custody.take_one(self, 0, &rkm)
-        if rkm == NULL and self._exc is None:
-            # (nothing taken yet: whatever raises in here loses no message)
-            if deadline == 0:   # (else await_fill() computed it)
-                deadline = _deadline(timeout)
-            while True:
-                wait = _chunk_ms(deadline)
-                if wait:
-                    custody.take_one(self, wait, &rkm)
-                if (rkm != NULL or self._exc is not None or wait == 0
-                        or self._blocking.shuts_out()):
-                    break
-                PyErr_CheckSignals()
-        return self._deliver_one(rkm)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if custody.kept.msgs != NULL:
+                return self._poll_kept()
+            if CB_READ_AHEAD:
+                while True:
+                    ahead = custody.next_ahead(self, &rkm)
+                    if ahead or not custody.filling:
+                        break
+                    if custody.await_fill(self, timeout, &deadline):
+                        return None     # called from the fill's callback, or the timeout passed
+            if not ahead:
+                # First a look with the GIL held: when messages are waiting there is no GIL
+                # release and no clock reading at all.
+                custody.take_one(self, 0, &rkm)
+            if rkm == NULL and self._exc is None:
+                # (nothing taken yet: whatever raises in here loses no message)
+                if deadline == 0:   # (else await_fill() computed it)
+                    deadline = _deadline(timeout)
+                while True:
+                    wait = _chunk_ms(deadline)
+                    if wait:
+                        custody.take_one(self, wait, &rkm)
+                    if (rkm != NULL or self._exc is not None or wait == 0
+                            or self._blocking.shuts_out()):
+                        break
+                    PyErr_CheckSignals()
+            return self._deliver_one(rkm)
+        finally:
+            cb_section_end(&cs)
 
     cdef Message _deliver_one(self, rd_kafka_message_t *rkm):
         """The end of poll(): raises what a callback raised meanwhile, else the Message of
@@ -314,6 +361,9 @@ cdef class Consumer(_Handle):
         # The Message of two calls ago, when only self._older and this frame refer to it (the
         # application has let it go; Message has no weak references): refilled, not freed and
         # allocated again. The application holds the last call's while it calls this one.
+        # Without the GIL too: a count of 2 (local and shared counts together) means no other
+        # thread holds a reference, and none can take one (the free-threaded list and dict
+        # take a reference from a slot only while the slot still holds the object).
         spare = self._older
         if spare is not None and Py_REFCNT(spare) != 2:
             spare = None
@@ -343,11 +393,6 @@ cdef class Consumer(_Handle):
     def consume(self, int num_messages=1, timeout=-1):
         """Up to ``num_messages`` messages (and events): returns when that many have arrived
         or ``timeout`` seconds have passed (-1: wait forever), like confluent-kafka."""
-        self._ensure_open()
-        if num_messages < 0 or num_messages > CONSUME_MAX:
-            raise ValueError("num_messages must be between 0 and %d (1M)" % CONSUME_MAX)
-        if num_messages == 0:
-            return []   # nothing asked for: do not wait (it would never end with timeout=-1)
         cdef _Custody custody = self._custody
         cdef size_t want = num_messages
         cdef size_t i, k = 0
@@ -355,38 +400,48 @@ cdef class Consumer(_Handle):
         cdef int wait
         cdef list out
         cdef _Msgs call
-        if custody.filling and custody.await_fill(self, timeout, &deadline):
-            return []   # called from the fill's callback, or the timeout passed
-        # counted in for the whole call: close() in another thread waits until the messages
-        # taken here are handed out or kept
-        with self._blocking:
-            custody.begin_call(self._rk, &call, want)
-            try:
-                # With none kept or read ahead, first a look with the GIL held: a prefetched
-                # full batch costs no GIL release and no clock reading.
-                if (call.start == call.end and custody.fetch(self, &call, want, 0) < want
-                        and self._exc is None):
-                    if deadline == 0:
-                        deadline = _deadline(timeout)
-                    # Fill the batch over several GIL-free chunks (Ctrl-C is checked between
-                    # them): a chunk that brought some messages does not end the call.
-                    while True:
-                        wait = _chunk_ms(deadline)
-                        if wait and self._exc is None and not self._blocking.shuts_out():
-                            custody.fetch(self, &call, want - call.end, wait)
-                        if (call.end >= want or self._exc is not None or wait == 0
-                                or self._blocking.shuts_out()):
-                            break
-                        PyErr_CheckSignals()
-                self._raise_pending()
-                k = min(call.end - call.start, want)
-                out = [_message_from_c(call.msgs[call.start + i], self._names, False)
-                       for i in range(k)]
-            except BaseException:
-                custody.end_call(&call, 0)
-                raise
-            custody.end_call(&call, k)
-        return out
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if num_messages < 0 or num_messages > CONSUME_MAX:
+                raise ValueError("num_messages must be between 0 and %d (1M)" % CONSUME_MAX)
+            if num_messages == 0:
+                return []   # nothing asked for: do not wait (it would never end with timeout=-1)
+            if custody.filling and custody.await_fill(self, timeout, &deadline):
+                return []   # called from the fill's callback, or the timeout passed
+            # counted in for the whole call: close() in another thread waits until the messages
+            # taken here are handed out or kept
+            with self._blocking:
+                custody.begin_call(self._rk, &call, want)
+                try:
+                    # With none kept or read ahead, first a look with the GIL held: a prefetched
+                    # full batch costs no GIL release and no clock reading.
+                    if (call.start == call.end and custody.fetch(self, &call, want, 0) < want
+                            and self._exc is None):
+                        if deadline == 0:
+                            deadline = _deadline(timeout)
+                        # Fill the batch over several GIL-free chunks (Ctrl-C is checked between
+                        # them): a chunk that brought some messages does not end the call.
+                        while True:
+                            wait = _chunk_ms(deadline)
+                            if wait and self._exc is None and not self._blocking.shuts_out():
+                                custody.fetch(self, &call, want - call.end, wait)
+                            if (call.end >= want or self._exc is not None or wait == 0
+                                    or self._blocking.shuts_out()):
+                                break
+                            PyErr_CheckSignals()
+                    self._raise_pending()
+                    k = min(call.end - call.start, want)
+                    out = [_message_from_c(call.msgs[call.start + i], self._names, False)
+                           for i in range(k)]
+                except BaseException:
+                    custody.end_call(&call, 0)
+                    raise
+                custody.end_call(&call, k)
+            return out
+        finally:
+            cb_section_end(&cs)
 
     # -- iteration (an extension: kafka-python's and aiokafka's consumers iterate) --
 
@@ -445,7 +500,12 @@ cdef class Consumer(_Handle):
         the messages it had taken are delivered first by the next poll()/consume()/
         consume_arrow().
         """
-        return _consume_arrow(self, num_messages, timeout, end_offsets, headers)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            return _consume_arrow(self, num_messages, timeout, end_offsets, headers)
+        finally:
+            cb_section_end(&cs)
 
     # -- offsets --
 
@@ -455,155 +515,219 @@ cdef class Consumer(_Handle):
         Asynchronous: returns None, the result goes to on_commit. Synchronous: returns the
         committed TopicPartition list (per-partition errors set) or raises KafkaException.
         """
-        self._ensure_open()
-        if message is not None and offsets is not None:
-            raise ValueError("message and offsets are mutually exclusive")
         cdef _PartList pl = None
-        if message is not None:
-            pl = _PartList.from_py(_message_partition(message, "commit"))
-        elif offsets is not None:
-            pl = _PartList.from_py(offsets)
-        cdef const rd_kafka_topic_partition_list_t *c = pl.ptr if pl is not None else NULL
+        cdef const rd_kafka_topic_partition_list_t *c
         cdef _CommitResult res
         cdef rd_kafka_resp_err_t err
-        if asynchronous:
-            _check(rd_kafka_commit(self._rk, c, 1))
-            return None
-        res.err, res.offsets = RD_KAFKA_RESP_ERR_NO_ERROR, NULL
-        with self._blocking:
-            with nogil:
-                err = rd_kafka_commit_queue(self._rk, c, NULL, _store_commit_result, &res)
-        cdef _PartList result = _PartList.adopt(res.offsets)
-        _check(err if err else res.err, "Commit failed")
-        return result.to_py()
+        cdef _PartList result
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if message is not None and offsets is not None:
+                raise ValueError("message and offsets are mutually exclusive")
+            if message is not None:
+                pl = _PartList.from_py(_message_partition(message, "commit"))
+            elif offsets is not None:
+                pl = _PartList.from_py(offsets)
+            c = pl.ptr if pl is not None else NULL
+            if asynchronous:
+                _check(rd_kafka_commit(self._rk, c, 1))
+                return None
+            res.err, res.offsets = RD_KAFKA_RESP_ERR_NO_ERROR, NULL
+            with self._blocking:
+                with nogil:
+                    err = rd_kafka_commit_queue(self._rk, c, NULL, _store_commit_result, &res)
+            result = _PartList.adopt(res.offsets)
+            _check(err if err else res.err, "Commit failed")
+            return result.to_py()
+        finally:
+            cb_section_end(&cs)
 
     def committed(self, partitions, timeout=-1):
         """The group's committed offsets for ``partitions``."""
-        self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions, False)
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_resp_err_t err
-        with self._blocking:
-            with nogil:
-                err = rd_kafka_committed(self._rk, pl.ptr, tmout)
-        _check(err, "Failed to get committed offsets")
-        return pl.to_py()
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            with self._blocking:
+                with nogil:
+                    err = rd_kafka_committed(self._rk, pl.ptr, tmout)
+            _check(err, "Failed to get committed offsets")
+            return pl.to_py()
+        finally:
+            cb_section_end(&cs)
 
     def position(self, partitions):
         """The next offset this consumer will read for each of ``partitions``."""
-        self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions, False)
-        _check(rd_kafka_position(self._rk, pl.ptr))
-        return pl.to_py()
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            _check(rd_kafka_position(self._rk, pl.ptr))
+            return pl.to_py()
+        finally:
+            cb_section_end(&cs)
 
     def store_offsets(self, message=None, offsets=None):
         """Store offsets (message offset + 1, or ``offsets`` as given) for the next commit."""
-        self._ensure_open()
-        if message is not None and offsets is not None:
-            raise ValueError("message and offsets are mutually exclusive")
-        if message is None and offsets is None:
-            raise ValueError("expected either message or offsets")
-        cdef _PartList pl = _PartList.from_py(
-            _message_partition(message, "store") if message is not None else offsets)
-        _check(rd_kafka_offsets_store(self._rk, pl.ptr), "StoreOffsets failed")
+        cdef _PartList pl
         cdef int i
-        for i in range(pl.ptr.cnt):
-            _check(pl.ptr.elems[i].err, "StoreOffsets failed")
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if message is not None and offsets is not None:
+                raise ValueError("message and offsets are mutually exclusive")
+            if message is None and offsets is None:
+                raise ValueError("expected either message or offsets")
+            pl = _PartList.from_py(
+                _message_partition(message, "store") if message is not None else offsets)
+            _check(rd_kafka_offsets_store(self._rk, pl.ptr), "StoreOffsets failed")
+            for i in range(pl.ptr.cnt):
+                _check(pl.ptr.elems[i].err, "StoreOffsets failed")
+        finally:
+            cb_section_end(&cs)
 
     def seek(self, partition):
         """Move the fetch position of an assigned partition to ``partition.offset``."""
-        self._ensure_open()
-        if not isinstance(partition, TopicPartition):
-            raise TypeError("expected cimpl.TopicPartition")
-        cdef _PartList pl = _PartList.from_py([partition])
+        cdef _PartList pl
         cdef rd_kafka_error_t *error
-        with self._blocking:
-            with nogil:
-                error = rd_kafka_seek_partitions(self._rk, pl.ptr, -1)
-        _check_error(error)
-        _check(pl.ptr.elems[0].err,
-               "Failed to seek to offset %d" % (<TopicPartition>partition).offset)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if not isinstance(partition, TopicPartition):
+                raise TypeError("expected cimpl.TopicPartition")
+            pl = _PartList.from_py([partition])
+            with self._blocking:
+                with nogil:
+                    error = rd_kafka_seek_partitions(self._rk, pl.ptr, -1)
+            _check_error(error)
+            _check(pl.ptr.elems[0].err,
+                   "Failed to seek to offset %d" % (<TopicPartition>partition).offset)
+        finally:
+            cb_section_end(&cs)
 
     def pause(self, partitions):
         """Stop fetching ``partitions`` (keeping their positions) until ``resume()``;
         the group membership is unaffected.
         """
-        self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions, False)
-        _check(rd_kafka_pause_partitions(self._rk, pl.ptr))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            _check(rd_kafka_pause_partitions(self._rk, pl.ptr))
+        finally:
+            cb_section_end(&cs)
 
     def resume(self, partitions):
         """Fetch ``partitions`` again after ``pause()``, from where they stopped."""
-        self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions, False)
-        _check(rd_kafka_resume_partitions(self._rk, pl.ptr))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            _check(rd_kafka_resume_partitions(self._rk, pl.ptr))
+        finally:
+            cb_section_end(&cs)
 
     def get_watermark_offsets(self, partition, timeout=-1, bint cached=False):
         """(low, high) offsets of ``partition``: asked of the broker, or the cached values."""
-        self._ensure_open()
-        if not isinstance(partition, TopicPartition):
-            raise TypeError("expected cimpl.TopicPartition")
-        cdef TopicPartition tp = partition
-        cdef bytes topic = tp.topic.encode()
-        cdef const char *ctopic = topic
+        cdef TopicPartition tp
+        cdef bytes topic
+        cdef const char *ctopic
         cdef int64_t low = 0, high = 0
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_resp_err_t err
-        if cached:
-            err = rd_kafka_get_watermark_offsets(self._rk, ctopic, tp.partition, &low, &high)
-        else:
-            with self._blocking:
-                with nogil:
-                    err = rd_kafka_query_watermark_offsets(self._rk, ctopic, tp.partition, &low,
-                                                           &high, tmout)
-        _check(err, "Failed to get watermark offsets")
-        return (low, high)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if not isinstance(partition, TopicPartition):
+                raise TypeError("expected cimpl.TopicPartition")
+            tp = partition
+            topic = tp.topic.encode()
+            ctopic = topic
+            if cached:
+                err = rd_kafka_get_watermark_offsets(self._rk, ctopic, tp.partition, &low, &high)
+            else:
+                with self._blocking:
+                    with nogil:
+                        err = rd_kafka_query_watermark_offsets(self._rk, ctopic, tp.partition, &low,
+                                                               &high, tmout)
+            _check(err, "Failed to get watermark offsets")
+            return (low, high)
+        finally:
+            cb_section_end(&cs)
 
     def offsets_for_times(self, partitions, timeout=-1):
         """For each partition (its ``offset`` a timestamp in ms): the earliest offset whose
         timestamp is at or after it (-1 when there is none)."""
-        self._ensure_open()
         cdef _PartList pl = _PartList.from_py(partitions)
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_resp_err_t err
-        with self._blocking:
-            with nogil:
-                err = rd_kafka_offsets_for_times(self._rk, pl.ptr, tmout)
-        _check(err, "Failed to get offsets")
-        return pl.to_py()
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            with self._blocking:
+                with nogil:
+                    err = rd_kafka_offsets_for_times(self._rk, pl.ptr, tmout)
+            _check(err, "Failed to get offsets")
+            return pl.to_py()
+        finally:
+            cb_section_end(&cs)
 
     # -- group --
 
     def memberid(self):
         """The group member id, or None while the consumer is not a member (as confluent-kafka)."""
-        self._ensure_open()
-        cdef char *mid = rd_kafka_memberid(self._rk)
-        if mid == NULL:
-            return None
+        cdef char *mid
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            return _cstr(mid) if mid[0] else None
+            self._ensure_open()
+            mid = rd_kafka_memberid(self._rk)
+            if mid == NULL:
+                return None
+            try:
+                return _cstr(mid) if mid[0] else None
+            finally:
+                rd_kafka_mem_free(self._rk, mid)
         finally:
-            rd_kafka_mem_free(self._rk, mid)
+            cb_section_end(&cs)
 
     def consumer_group_metadata(self):
         """The group's state (id, generation, member id) to pass to
         ``Producer.send_offsets_to_transaction()`` in a consume-transform-produce loop.
         """
-        self._ensure_open()
-        cdef rd_kafka_consumer_group_metadata_t *cgmd = rd_kafka_consumer_group_metadata(self._rk)
+        cdef rd_kafka_consumer_group_metadata_t *cgmd
         cdef void *buf = NULL
         cdef size_t size = 0
-        if cgmd == NULL:
-            raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__STATE,
-                                            "consumer group metadata is not available"))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            _check_error(rd_kafka_consumer_group_metadata_write(cgmd, &buf, &size))
+            self._ensure_open()
+            cgmd = rd_kafka_consumer_group_metadata(self._rk)
+            if cgmd == NULL:
+                raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__STATE,
+                                                "consumer group metadata is not available"))
+            try:
+                _check_error(rd_kafka_consumer_group_metadata_write(cgmd, &buf, &size))
+            finally:
+                rd_kafka_consumer_group_metadata_destroy(cgmd)
+            try:
+                return _cgmd_from_bytes(PyBytes_FromStringAndSize(<const char *>buf, size))
+            finally:
+                rd_kafka_mem_free(self._rk, buf)
         finally:
-            rd_kafka_consumer_group_metadata_destroy(cgmd)
-        try:
-            return _cgmd_from_bytes(PyBytes_FromStringAndSize(<const char *>buf, size))
-        finally:
-            rd_kafka_mem_free(self._rk, buf)
+            cb_section_end(&cs)
 
     def close(self):
         """Leave the group (committing offsets if auto-commit is on), serve the final
@@ -612,39 +736,46 @@ cdef class Consumer(_Handle):
         The wait (up to ``session.timeout.ms`` when the group coordinator cannot be reached)
         is served in short GIL-free chunks, so Ctrl-C interrupts it: the consumer then stays
         closed to every other call, and calling close() again resumes the wait."""
-        if self._forget_if_forked() or self._rk == NULL:
-            return
-        self._blocking.drain()
-        self._custody.drop()
-        self._older = self._recent = None
         cdef rd_kafka_error_t *error = NULL
         cdef rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR_NO_ERROR
-        if self._close_queue == NULL:
-            self._close_queue = rd_kafka_queue_new(self._rk)
-            error = rd_kafka_consumer_close_queue(self._rk, self._close_queue)
-            if error != NULL:
-                err = (RD_KAFKA_RESP_ERR__FATAL if rd_kafka_error_is_fatal(error)
-                       else rd_kafka_error_code(error))
-                rd_kafka_error_destroy(error)
-            elif self._deferred:
-                # A rebalance's (un)assign was put off (_defer_assignment) and will not be made
-                # now: librdkafka's close would wait for it for ever. The group is terminating
-                # (that request is ahead in its queue), so librdkafka takes this as the unassign.
-                self._deferred = 0
-                with nogil:
-                    rd_kafka_assign(self._rk, NULL)
-        if err == RD_KAFKA_RESP_ERR_NO_ERROR:
-            try:
-                self._serve_close()
-            except BaseException:
-                # Interrupted (Ctrl-C): nobody may call in, not even this thread, until a
-                # later close() resumes the wait (or the object is freed).
-                self._blocking.closer = 0
-                raise
-        self._end_close_queue()
-        self._destroy()
-        self._raise_pending()
-        _check(err)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            if self._forget_if_forked() or self._rk == NULL:
+                return
+            if self._blocking.drain():
+                return      # another thread's close() freed it meanwhile
+            self._custody.drop()
+            self._older = self._recent = None
+            if self._close_queue == NULL:
+                self._close_queue = rd_kafka_queue_new(self._rk)
+                error = rd_kafka_consumer_close_queue(self._rk, self._close_queue)
+                if error != NULL:
+                    err = (RD_KAFKA_RESP_ERR__FATAL if rd_kafka_error_is_fatal(error)
+                           else rd_kafka_error_code(error))
+                    rd_kafka_error_destroy(error)
+                elif self._deferred:
+                    # A rebalance's (un)assign was put off (_defer_assignment) and will not be
+                    # made now: librdkafka's close would wait for it for ever. The group is
+                    # terminating (that request is ahead in its queue), so librdkafka takes this
+                    # as the unassign.
+                    self._deferred = 0
+                    with nogil:
+                        rd_kafka_assign(self._rk, NULL)
+            if err == RD_KAFKA_RESP_ERR_NO_ERROR:
+                try:
+                    self._serve_close()
+                except BaseException:
+                    # Interrupted (Ctrl-C): nobody may call in, not even this thread, until a
+                    # later close() resumes the wait (or the object is freed).
+                    self._blocking.closer = 0
+                    raise
+            self._end_close_queue()
+            self._destroy()
+            self._raise_pending()
+            _check(err)
+        finally:
+            cb_section_end(&cs)
 
     cdef int _serve_close(self) except -1:
         """Serve the close queue on this thread until librdkafka reports the consumer closed,

@@ -213,15 +213,26 @@ cdef class _BlockingCalls:
 
     cdef int drain(self) except -1:
         """Begin close() in this thread: shut other threads out (their GIL-free waits end
-        within one chunk) and wait until none is inside librdkafka. A callback that a call of
-        this thread is serving cannot close its own client (the call could never end): that
-        raises RuntimeError and leaves the client open."""
-        if self.slot_of(PyThread_get_thread_ident()) >= 0:
+        within one chunk) and wait until none is inside librdkafka or serving callbacks of
+        this handle (a callback another thread serves may still use the rd_kafka_t after it
+        returns). A callback that a call of this thread is serving cannot close its own client
+        (the call could never end): that raises RuntimeError and leaves the client open. When
+        close() has begun in another thread, waits for it to end first: returns 1 when that
+        one freed the handle (nothing left to do), else 0."""
+        cdef unsigned long me = PyThread_get_thread_ident()
+        if self.slot_of(me) >= 0:
             raise RuntimeError("%s.close() called from a callback that this client is serving; "
                                "close it after the serving call returns" % self.owner.__name__)
+        # (a close() interrupted by Ctrl-C leaves closer 0: this one resumes its wait)
+        while self.closing and not self.closed and self.closer != 0 and self.closer != me:
+            with nogil:
+                usleep(2000)
+            PyErr_CheckSignals()
+        if self.closed:
+            return 1
         self.closing = True
-        self.closer = PyThread_get_thread_ident()
-        while self.inside:
+        self.closer = me
+        while self.inside or self.counted:
             with nogil:
                 usleep(2000)
         return 0
@@ -513,81 +524,108 @@ cdef class _Handle:
 
     def list_topics(self, topic=None, timeout=-1):
         """Cluster metadata: brokers, topics, partitions (all topics, or only ``topic``)."""
-        self._ensure_open(True)
         cdef const rd_kafka_metadata_t *md = NULL
         cdef rd_kafka_topic_t *rkt = NULL
         cdef rd_kafka_resp_err_t err
         cdef char *cid
+        cdef int32_t controller
         cdef int tmout = _timeout_ms(timeout)
-        if topic is not None:
-            if not isinstance(topic, str):
-                raise TypeError("argument 1 must be str or None, not %s"
-                                % type(topic).__name__)
-            rkt = rd_kafka_topic_new(self._rk, topic.encode(), NULL)
-            if rkt == NULL:
-                _check(rd_kafka_last_error(), "invalid topic %r" % topic)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            with self._blocking:
-                with nogil:
-                    err = rd_kafka_metadata(self._rk, rkt == NULL, rkt, &md, tmout)
-            _check(err, "Failed to get metadata")
-            cm = _metadata_to_py(md)
-            # Not part of rd_kafka_metadata_t; librdkafka caches both from that response.
-            cid = rd_kafka_clusterid(self._rk, 0)
-            if cid != NULL:
-                cm.cluster_id = _cstr(cid)
-                rd_kafka_mem_free(self._rk, cid)
-            cm.controller_id = rd_kafka_controllerid(self._rk, 0)
-            return cm
+            self._ensure_open(True)
+            if topic is not None:
+                if not isinstance(topic, str):
+                    raise TypeError("argument 1 must be str or None, not %s"
+                                    % type(topic).__name__)
+                rkt = rd_kafka_topic_new(self._rk, topic.encode(), NULL)
+                if rkt == NULL:
+                    _check(rd_kafka_last_error(), "invalid topic %r" % topic)
+            try:
+                with self._blocking:
+                    with nogil:
+                        err = rd_kafka_metadata(self._rk, rkt == NULL, rkt, &md, tmout)
+                _check(err, "Failed to get metadata")
+                # Not part of rd_kafka_metadata_t; librdkafka caches both from that response.
+                # Asked before any Python object is made (Python code may run there, and a
+                # close() in another thread then free the rd_kafka_t).
+                cid = rd_kafka_clusterid(self._rk, 0)
+                controller = rd_kafka_controllerid(self._rk, 0)
+                try:
+                    cm = _metadata_to_py(md)
+                    if cid != NULL:
+                        cm.cluster_id = _cstr(cid)
+                finally:
+                    if cid != NULL:
+                        rd_kafka_mem_free(NULL, cid)
+                cm.controller_id = controller
+                return cm
+            finally:
+                if md != NULL:
+                    rd_kafka_metadata_destroy(md)
+                if rkt != NULL:
+                    rd_kafka_topic_destroy(rkt)
         finally:
-            if md != NULL:
-                rd_kafka_metadata_destroy(md)
-            if rkt != NULL:
-                rd_kafka_topic_destroy(rkt)
+            cb_section_end(&cs)
 
     def cluster_id(self, timeout=-1):
         """The cluster id (KIP-78), asked of the brokers if not known yet; waits up to
         ``timeout`` seconds (-1: forever)."""
-        self._ensure_open(True)
         cdef double deadline = _deadline(timeout)
         cdef char *cid = NULL
         cdef int wait
-        while True:
-            wait = _chunk_ms(deadline)
-            with self._blocking:
-                with nogil:
-                    cid = rd_kafka_clusterid(self._rk, wait)
-            if cid != NULL or wait == 0 or self._blocking.shuts_out():
-                break
-            PyErr_CheckSignals()
-        if cid == NULL:
-            raise KafkaException(KafkaError(
-                RD_KAFKA_RESP_ERR__TIMED_OUT,
-                "Failed to retrieve cluster id: %s. The broker must support KIP-78 (>= 0.10.1) "
-                "for the cluster id to be available." % _cstr(rd_kafka_err2str(
-                    RD_KAFKA_RESP_ERR__TIMED_OUT))))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            return _cstr(cid)
+            self._ensure_open(True)
+            while True:
+                wait = _chunk_ms(deadline)
+                with self._blocking:
+                    with nogil:
+                        cid = rd_kafka_clusterid(self._rk, wait)
+                if cid != NULL or wait == 0 or self._blocking.shuts_out():
+                    break
+                PyErr_CheckSignals()
+            if cid == NULL:
+                raise KafkaException(KafkaError(
+                    RD_KAFKA_RESP_ERR__TIMED_OUT,
+                    "Failed to retrieve cluster id: %s. The broker must support KIP-78 (>= 0.10.1) "
+                    "for the cluster id to be available." % _cstr(rd_kafka_err2str(
+                        RD_KAFKA_RESP_ERR__TIMED_OUT))))
+            try:
+                return _cstr(cid)
+            finally:
+                rd_kafka_mem_free(self._rk, cid)
         finally:
-            rd_kafka_mem_free(self._rk, cid)
+            cb_section_end(&cs)
 
     def _io_event_enable(self, int fd):
         """Make librdkafka write one byte to ``fd`` (a non-blocking pipe or eventfd) when the
         queue that poll()/consume() serve gets something while nobody polls; -1 turns it off.
         The asyncio clients watch ``fd`` with loop.add_reader and serve the queue without
         blocking (poll(0)) on the loop thread."""
-        self._ensure_open()
-        if fd < 0:
-            rd_kafka_queue_io_event_enable(self._queue, -1, NULL, 0)
-        else:
-            rd_kafka_queue_io_event_enable(self._queue, fd, b"1", 1)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if fd < 0:
+                rd_kafka_queue_io_event_enable(self._queue, -1, NULL, 0)
+            else:
+                rd_kafka_queue_io_event_enable(self._queue, fd, b"1", 1)
+        finally:
+            cb_section_end(&cs)
 
     def set_sasl_credentials(self, username, password):
         """Set SASL PLAIN/SCRAM credentials for the next authentication."""
         cdef bytes user = _str_argument(username, 1)
         cdef bytes secret = _str_argument(password, 2)
-        self._ensure_open(True)
-        _check_error(rd_kafka_sasl_set_credentials(self._rk, user, secret))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open(True)
+            _check_error(rd_kafka_sasl_set_credentials(self._rk, user, secret))
+        finally:
+            cb_section_end(&cs)
 
     def __enter__(self):
         return self

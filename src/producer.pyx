@@ -225,14 +225,20 @@ cdef class Producer(_Handle):
         was configured with ``max.block.ms`` (an extension: then it first waits up to that
         long for room, serving delivery reports meanwhile as poll() does).
         """
-        cdef rd_kafka_topic_t *rkt = self._topic(topic)
-        cb = _callback(on_delivery if on_delivery is not None else callback)
-        cdef rd_kafka_resp_err_t err = self._produce(rkt, value, key, partition, cb, timestamp,
-                                                     headers)
-        if err == RD_KAFKA_RESP_ERR__QUEUE_FULL and self._max_block > 0:
-            err = self._produce_when_room(topic, value, key, partition, cb, timestamp, headers)
-        if err:
-            _raise_produce_error(err)
+        cdef rd_kafka_resp_err_t err
+        cdef rd_kafka_topic_t *rkt
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            cb = _callback(on_delivery if on_delivery is not None else callback)
+            rkt = self._topic(topic)
+            err = self._produce(rkt, value, key, partition, cb, timestamp, headers)
+            if err == RD_KAFKA_RESP_ERR__QUEUE_FULL and self._max_block > 0:
+                err = self._produce_when_room(topic, value, key, partition, cb, timestamp, headers)
+            if err:
+                _raise_produce_error(err)
+        finally:
+            cb_section_end(&cs)
 
     cdef rd_kafka_resp_err_t _produce_when_room(self, object topic, object value, object key,
                                                 int32_t partition, object cb, int64_t timestamp,
@@ -255,11 +261,16 @@ cdef class Producer(_Handle):
         callback in between. Raises BufferError at once when the local queue is full (the
         caller waits on its loop)."""
         cdef DeliveryFuture fut = _new_future(loop)
-        cdef rd_kafka_resp_err_t err = self._produce(self._topic(topic), value, key, partition,
-                                                     fut, timestamp, headers)
-        if err:
-            _raise_produce_error(err)
-        return fut
+        cdef rd_kafka_resp_err_t err
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            err = self._produce(self._topic(topic), value, key, partition, fut, timestamp, headers)
+            if err:
+                _raise_produce_error(err)
+            return fut
+        finally:
+            cb_section_end(&cs)
 
     def produce_batch(self, topic, messages, partition=-1,
                       on_delivery=None, callback=None):
@@ -278,24 +289,31 @@ cdef class Producer(_Handle):
             raise TypeError("messages must be a list")
         if not messages:
             return 0
-        cdef rd_kafka_topic_t *rkt = self._topic(topic)
+        cdef rd_kafka_topic_t *rkt
+        self._ensure_open()     # (a closed producer says so before any item is checked)
         cb = _callback(on_delivery if on_delivery is not None else callback)
         cdef list items = [_batch_item(m, i, default_partition, cb)
                            for i, m in enumerate(messages)]
         cdef rd_kafka_resp_err_t err
         cdef int n = 0
-        for m, (value, key, mpartition, mcb, timestamp, headers) in zip(messages, items):
-            err = self._produce(rkt, value, key, mpartition, mcb, timestamp, headers)
-            if not err:
-                n += 1
-            elif isinstance(m, dict):
-                m["_error"] = KafkaError(<int>err, "Message failed: %s"
-                                         % _cstr(rd_kafka_err2str(err)))
-            elif err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
-                raise BufferError(_cstr(rd_kafka_err2str(err)) + " (%d enqueued)" % n)
-            else:
-                _raise_produce_error(err)
-        return n
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            rkt = self._topic(topic)
+            for m, (value, key, mpartition, mcb, timestamp, headers) in zip(messages, items):
+                err = self._produce(rkt, value, key, mpartition, mcb, timestamp, headers)
+                if not err:
+                    n += 1
+                elif isinstance(m, dict):
+                    m["_error"] = KafkaError(<int>err, "Message failed: %s"
+                                             % _cstr(rd_kafka_err2str(err)))
+                elif err == RD_KAFKA_RESP_ERR__QUEUE_FULL:
+                    raise BufferError(_cstr(rd_kafka_err2str(err)) + " (%d enqueued)" % n)
+                else:
+                    _raise_produce_error(err)
+            return n
+        finally:
+            cb_section_end(&cs)
 
     # -- serving --
 
@@ -365,72 +383,104 @@ cdef class Producer(_Handle):
     def poll(self, timeout=-1):
         """Serve delivery reports and other callbacks; wait up to ``timeout`` seconds (-1:
         forever) for the first one. Returns the number of events served."""
-        self._ensure_open()
-        if timeout == 0:
-            return self._serve(0, True)
-        return self._serve(_deadline(timeout), False)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if timeout == 0:
+                return self._serve(0, True)
+            return self._serve(_deadline(timeout), False)
+        finally:
+            cb_section_end(&cs)
 
     def flush(self, timeout=-1):
         """Wait until every message is delivered (or failed) and its report served.
 
         Returns the number of messages still outstanding when ``timeout`` ran out.
         """
-        self._ensure_open()
         cdef double deadline = _deadline(timeout)
-        cdef rd_kafka_t *rk = self._rk
-        cdef rd_kafka_queue_t *q = self._queue
+        cdef rd_kafka_t *rk
+        cdef rd_kafka_queue_t *q
         cdef rd_kafka_event_t *ev
         cdef int wait
-        self._serve(0, True)
-        while rd_kafka_outq_len(rk) > 0 and not self._blocking.shuts_out():
-            wait = _chunk_ms(deadline)
-            if wait == 0:
-                break
-            with self._blocking:
-                with nogil:
-                    ev = rd_kafka_queue_poll(q, 0)
-                    if ev == NULL:
-                        # While rd_kafka_flush() runs the brokers send at once, ignoring linger.ms.
-                        rd_kafka_flush(rk, 1)
-                        ev = rd_kafka_queue_poll(q, wait)
-            if ev != NULL:
-                self._blocking.enter(False)
-                try:
-                    self._serve_event(ev)
-                finally:
-                    self._blocking.leave(False)
-                self._serve(0, True)
-            self._raise_pending()
-            PyErr_CheckSignals()
-        return rd_kafka_outq_len(rk)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            rk, q = self._rk, self._queue
+            self._serve(0, True)
+            # (rk stays valid while this loop runs: a close() in another thread waits until no
+            # other thread is inside a call or serving callbacks, see _BlockingCalls.drain())
+            while not self._blocking.shuts_out() and rd_kafka_outq_len(rk) > 0:
+                wait = _chunk_ms(deadline)
+                if wait == 0:
+                    break
+                with self._blocking:
+                    with nogil:
+                        ev = rd_kafka_queue_poll(q, 0)
+                        if ev == NULL:
+                            # While rd_kafka_flush() runs the brokers send at once, ignoring
+                            # linger.ms.
+                            rd_kafka_flush(rk, 1)
+                            ev = rd_kafka_queue_poll(q, wait)
+                if ev != NULL:
+                    self._blocking.enter(False)
+                    try:
+                        self._serve_event(ev)
+                    finally:
+                        self._blocking.leave(False)
+                    self._serve(0, True)
+                self._raise_pending()
+                PyErr_CheckSignals()
+            if self._rk == NULL:
+                return 0
+            return rd_kafka_outq_len(self._rk)
+        finally:
+            cb_section_end(&cs)
 
     def _send_now(self, timeout):
         """For a thread beside the one that serves reports: the brokers send what is queued at
         once, ignoring ``linger.ms``, until every message's report is served or ``timeout``
         seconds passed. Serves nothing (reports are events on the client's own queue)."""
-        self._ensure_open()
         cdef int tmout = _timeout_ms(timeout)
-        cdef rd_kafka_t *rk = self._rk
-        with self._blocking:
-            with nogil:
-                rd_kafka_flush(rk, tmout)
+        cdef rd_kafka_t *rk
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            rk = self._rk
+            with self._blocking:
+                with nogil:
+                    rd_kafka_flush(rk, tmout)
+        finally:
+            cb_section_end(&cs)
 
     def purge(self, bint in_queue=True, bint in_flight=True, bint blocking=True):
         """Purge queued and/or in-flight messages; their reports (with _PURGE_QUEUE /
         _PURGE_INFLIGHT) are served by the next poll()/flush()."""
-        self._ensure_open()
         cdef int flags = ((RD_KAFKA_PURGE_F_QUEUE if in_queue else 0)
                           | (RD_KAFKA_PURGE_F_INFLIGHT if in_flight else 0)
                           | (0 if blocking else RD_KAFKA_PURGE_F_NON_BLOCKING))
         cdef rd_kafka_resp_err_t err
-        with self._blocking:
-            with nogil:
-                err = rd_kafka_purge(self._rk, flags)
-        _check(err)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            with self._blocking:
+                with nogil:
+                    err = rd_kafka_purge(self._rk, flags)
+            _check(err)
+        finally:
+            cb_section_end(&cs)
 
     def __len__(self):
         """Messages and delivery reports not yet served."""
-        return 0 if self._rk == NULL else rd_kafka_outq_len(self._rk) + len(self._pending)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            return 0 if self._rk == NULL else rd_kafka_outq_len(self._rk) + len(self._pending)
+        finally:
+            cb_section_end(&cs)
 
     def __bool__(self):
         return True
@@ -446,13 +496,18 @@ cdef class Producer(_Handle):
             KafkaException: the error, with ``retriable()``/``fatal()`` set as librdkafka says;
                 a timeout (``_TIMED_OUT``) can be retried with the same call.
         """
-        self._ensure_open()
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_error_t *error
-        with self._blocking:
-            with nogil:
-                error = rd_kafka_init_transactions(self._rk, tmout)
-        _check_error(error)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            with self._blocking:
+                with nogil:
+                    error = rd_kafka_init_transactions(self._rk, tmout)
+            _check_error(error)
+        finally:
+            cb_section_end(&cs)
 
     def begin_transaction(self):
         """Start a transaction: every message produced from now on, and offsets
@@ -462,66 +517,91 @@ cdef class Producer(_Handle):
             KafkaException: ``_STATE`` when ``init_transactions()`` was not called or a
                 transaction is already open.
         """
-        self._ensure_open()
-        _check_error(rd_kafka_begin_transaction(self._rk))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            _check_error(rd_kafka_begin_transaction(self._rk))
+        finally:
+            cb_section_end(&cs)
 
     def send_offsets_to_transaction(self, positions, group_metadata, timeout=-1):
         """Add a consumer's offsets (``positions``) to the current transaction."""
-        self._ensure_open()
-        if not isinstance(group_metadata, ConsumerGroupMetadata):
-            raise TypeError("group_metadata must come from Consumer.consumer_group_metadata()")
-        cdef _PartList pl = _PartList.from_py(positions)
-        cdef bytes data = (<ConsumerGroupMetadata>group_metadata)._data
+        cdef _PartList pl
+        cdef bytes data
         cdef rd_kafka_consumer_group_metadata_t *cgmd = NULL
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_error_t *error
-        _check_error(rd_kafka_consumer_group_metadata_read(&cgmd, <const char *>data, len(data)))
-        with self._blocking:
-            with nogil:
-                error = rd_kafka_send_offsets_to_transaction(self._rk, pl.ptr, cgmd, tmout)
-                rd_kafka_consumer_group_metadata_destroy(cgmd)
-        _check_error(error)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            if not isinstance(group_metadata, ConsumerGroupMetadata):
+                raise TypeError("group_metadata must come from Consumer.consumer_group_metadata()")
+            pl = _PartList.from_py(positions)
+            data = (<ConsumerGroupMetadata>group_metadata)._data
+            _check_error(rd_kafka_consumer_group_metadata_read(&cgmd, <const char *>data,
+                                                               len(data)))
+            with self._blocking:
+                with nogil:
+                    error = rd_kafka_send_offsets_to_transaction(self._rk, pl.ptr, cgmd, tmout)
+                    rd_kafka_consumer_group_metadata_destroy(cgmd)
+            _check_error(error)
+        finally:
+            cb_section_end(&cs)
 
     def commit_transaction(self, timeout=-1):
         """Deliver everything produced in the transaction (serving its reports), then commit."""
-        self._ensure_open()
         cdef double deadline = _deadline(timeout)
-        self.flush(timeout)
-        cdef int tmout = -1 if deadline < 0 else max(0, <int>((deadline - _monotonic()) * 1000))
+        cdef int tmout
         cdef rd_kafka_error_t *error
-        with self._blocking:
-            with nogil:
-                error = rd_kafka_commit_transaction(self._rk, tmout)
-        _check_error(error)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            self.flush(timeout)
+            self._ensure_open()     # (flush() served callbacks: another thread may have closed it)
+            tmout = -1 if deadline < 0 else max(0, <int>((deadline - _monotonic()) * 1000))
+            with self._blocking:
+                with nogil:
+                    error = rd_kafka_commit_transaction(self._rk, tmout)
+            _check_error(error)
+        finally:
+            cb_section_end(&cs)
 
     def abort_transaction(self, timeout=-1):
         """Abort the transaction: its queued messages are purged (their reports, with
         _PURGE_QUEUE, and those of messages in flight are served by this call)."""
-        self._ensure_open()
         cdef double deadline = _deadline(timeout)
         cdef rd_kafka_error_t *error
         cdef int wait
-        # librdkafka purges the queued messages itself, keeping the idempotent sequence
-        # numbers consistent (a purge() of our own here would make the next transaction
-        # fail with OUT_OF_ORDER_SEQUENCE_NUMBER). It then waits until every report has been
-        # served, so call it in short chunks, serving reports in between: a call that timed
-        # out is resumed by the next one. The chunks start short: the reports of purged
-        # messages are ready at once.
         cdef int step = 5
-        while True:
-            wait = min(_chunk_ms(deadline), step)
-            step = min(step * 2, CHUNK_MS)
-            with self._blocking:
-                with nogil:
-                    error = rd_kafka_abort_transaction(self._rk, wait)
-            if (error == NULL or wait == 0
-                    or rd_kafka_error_code(error) != RD_KAFKA_RESP_ERR__TIMED_OUT
-                    or not rd_kafka_error_is_retriable(error)):
-                break
-            rd_kafka_error_destroy(error)
-            self._serve(0, True)
-            PyErr_CheckSignals()
-        _check_error(error)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            # librdkafka purges the queued messages itself, keeping the idempotent sequence
+            # numbers consistent (a purge() of our own here would make the next transaction
+            # fail with OUT_OF_ORDER_SEQUENCE_NUMBER). It then waits until every report has been
+            # served, so call it in short chunks, serving reports in between: a call that timed
+            # out is resumed by the next one. The chunks start short: the reports of purged
+            # messages are ready at once.
+            while True:
+                wait = min(_chunk_ms(deadline), step)
+                step = min(step * 2, CHUNK_MS)
+                with self._blocking:
+                    with nogil:
+                        error = rd_kafka_abort_transaction(self._rk, wait)
+                if (error == NULL or wait == 0
+                        or rd_kafka_error_code(error) != RD_KAFKA_RESP_ERR__TIMED_OUT
+                        or not rd_kafka_error_is_retriable(error)):
+                    break
+                rd_kafka_error_destroy(error)
+                self._serve(0, True)
+                PyErr_CheckSignals()
+            _check_error(error)
+        finally:
+            cb_section_end(&cs)
 
     # -- lifetime --
 
@@ -529,19 +609,25 @@ cdef class Producer(_Handle):
         """Wait up to ``timeout`` for outstanding deliveries, purge the rest (serving every
         report), and free the producer. Returns True, as confluent-kafka's; closing twice is
         harmless."""
-        if self._forget_if_forked():
-            self._last_topic, self._last_rkt = None, NULL
-            self._topics.clear()
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            if self._forget_if_forked():
+                self._last_topic, self._last_rkt = None, NULL
+                self._topics.clear()
+                return True
+            if self._rk == NULL:
+                return True
+            if self._blocking.drain():
+                return True     # another thread's close() freed it meanwhile
+            if self.flush(timeout):
+                self.purge(True, True, True)
+                self.flush(-1)
+            self._release()
+            self._destroy()
             return True
-        if self._rk == NULL:
-            return True
-        self._blocking.drain()
-        if self.flush(timeout):
-            self.purge(True, True, True)
-            self.flush(-1)
-        self._release()
-        self._destroy()
-        return True
+        finally:
+            cb_section_end(&cs)
 
     def __dealloc__(self):
         if self._rk != NULL and getpid() == self._pid:

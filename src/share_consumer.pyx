@@ -206,40 +206,57 @@ cdef class ShareConsumer(_Handle):
     def subscribe(self, topics):
         """Subscribe to ``topics`` (a list of names; it replaces the current subscription,
         an empty list unsubscribes). The broker assigns the partitions."""
-        self._check_open()
-        if not isinstance(topics, list):
-            raise TypeError("expected list of topic unicode strings")
-        cdef _PartList pl = _PartList.new(len(topics))
-        for t in topics:
-            if not isinstance(t, str):
-                raise TypeError("expected list of unicode strings")
-            rd_kafka_topic_partition_list_add(pl.ptr, (<str>t).encode(), RD_KAFKA_PARTITION_UA)
+        cdef _PartList pl
         cdef rd_kafka_resp_err_t err
-        with self._blocking:
-            with nogil:
-                err = rd_kafka_share_subscribe(self._rkshare, pl.ptr)
-        _share_check(err, "Failed to subscribe")
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._check_open()
+            if not isinstance(topics, list):
+                raise TypeError("expected list of topic unicode strings")
+            pl = _PartList.new(len(topics))
+            for t in topics:
+                if not isinstance(t, str):
+                    raise TypeError("expected list of unicode strings")
+                rd_kafka_topic_partition_list_add(pl.ptr, (<str>t).encode(), RD_KAFKA_PARTITION_UA)
+            with self._blocking:
+                with nogil:
+                    err = rd_kafka_share_subscribe(self._rkshare, pl.ptr)
+            _share_check(err, "Failed to subscribe")
+        finally:
+            cb_section_end(&cs)
 
     def unsubscribe(self):
         """Leave the subscription: the broker takes this member out of the share group."""
-        self._check_open()
         cdef rd_kafka_resp_err_t err
-        with self._blocking:
-            with nogil:
-                err = rd_kafka_share_unsubscribe(self._rkshare)
-        _share_check(err, "Failed to unsubscribe")
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._check_open()
+            with self._blocking:
+                with nogil:
+                    err = rd_kafka_share_unsubscribe(self._rkshare)
+            _share_check(err, "Failed to unsubscribe")
+        finally:
+            cb_section_end(&cs)
 
     def subscription(self):
         """The subscribed topic names."""
-        self._check_open()
         cdef rd_kafka_topic_partition_list_t *c = NULL
         cdef rd_kafka_resp_err_t err
-        with self._blocking:
-            with nogil:
-                err = rd_kafka_share_subscription(self._rkshare, &c)
-        _share_check(err, "Failed to get subscription")
-        cdef _PartList _owned = _PartList.adopt(c)     # frees c
-        return [_cstr(c.elems[i].topic) for i in range(c.cnt)] if c != NULL else []
+        cdef _PartList _owned
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._check_open()
+            with self._blocking:
+                with nogil:
+                    err = rd_kafka_share_subscription(self._rkshare, &c)
+            _share_check(err, "Failed to get subscription")
+            _owned = _PartList.adopt(c)     # frees c
+            return [_cstr(c.elems[i].topic) for i in range(c.cnt)] if c != NULL else []
+        finally:
+            cb_section_end(&cs)
 
     # -- consuming --
 
@@ -248,41 +265,47 @@ cdef class ShareConsumer(_Handle):
         member (empty after ``timeout`` seconds; -1: wait forever). Check each message's
         error(). In explicit mode every record of the previous batch must be acknowledged
         first."""
-        self._check_open()
         cdef list out
-        if self._undelivered:
-            out, self._undelivered = self._undelivered, None
-            return Messages._from_list(out)
         cdef double deadline = _deadline(timeout)
-        cdef rd_kafka_share_t *rkshare = self._rkshare
+        cdef rd_kafka_share_t *rkshare
         cdef rd_kafka_messages_t *batch = NULL
         cdef rd_kafka_error_t *error = NULL
         cdef size_t n = 0, i
         cdef int wait
-        while True:
-            wait = _chunk_ms(deadline)
-            with self._blocking:
-                with nogil:
-                    error = rd_kafka_share_poll(rkshare, wait, &batch)
-            n = rd_kafka_messages_count(batch) if batch != NULL else 0
-            if error != NULL or n or wait == 0 or self._exc is not None \
-                    or self._blocking.shuts_out():
-                break
-            rd_kafka_messages_destroy(batch)    # (an empty batch; share_poll wants NULL)
-            batch = NULL
-            PyErr_CheckSignals()
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
         try:
-            out = [self._share_message(rd_kafka_messages_get(batch, i)) for i in range(n)]
+            self._check_open()
+            if self._undelivered:
+                out, self._undelivered = self._undelivered, None
+                return Messages._from_list(out)
+            rkshare = self._rkshare
+            while True:
+                wait = _chunk_ms(deadline)
+                with self._blocking:
+                    with nogil:
+                        error = rd_kafka_share_poll(rkshare, wait, &batch)
+                n = rd_kafka_messages_count(batch) if batch != NULL else 0
+                if error != NULL or n or wait == 0 or self._exc is not None \
+                        or self._blocking.shuts_out():
+                    break
+                rd_kafka_messages_destroy(batch)    # (an empty batch; share_poll wants NULL)
+                batch = NULL
+                PyErr_CheckSignals()
+            try:
+                out = [self._share_message(rd_kafka_messages_get(batch, i)) for i in range(n)]
+            finally:
+                rd_kafka_messages_destroy(batch)
+            if self._exc is not None:
+                if out:
+                    self._undelivered = out     # acquired records are never dropped
+                if error != NULL:
+                    rd_kafka_error_destroy(error)
+                self._raise_pending()
+            _share_check_error(error)
+            return Messages._from_list(out)
         finally:
-            rd_kafka_messages_destroy(batch)
-        if self._exc is not None:
-            if out:
-                self._undelivered = out     # acquired records are never dropped
-            if error != NULL:
-                rd_kafka_error_destroy(error)
-            self._raise_pending()
-        _share_check_error(error)
-        return Messages._from_list(out)
+            cb_section_end(&cs)
 
     cdef Message _share_message(self, const rd_kafka_message_t *rkm):
         cdef Message m = _message_from_c(rkm, self._names, False)
@@ -297,77 +320,111 @@ cdef class ShareConsumer(_Handle):
     def acknowledge(self, message, ack_type=1):
         """Explicit mode: record how the broker is to treat ``message`` (ACCEPT, RELEASE or
         REJECT); sent by the next poll(), commit_sync() or commit_async()."""
-        self._check_open()
-        if not isinstance(message, Message):
-            raise TypeError("argument 1 must be cimpl.Message, not %s" % type(message).__name__)
-        cdef Message m = <Message>message
-        cdef int kind = _as_int32(ack_type)
-        cdef bytes topic = m._topic.encode() if isinstance(m._topic, str) else None
-        cdef rd_kafka_resp_err_t err = rd_kafka_share_acknowledge_offset(
-            self._rkshare, <const char *>topic if topic is not None else NULL, m._partition,
-            m._offset, <rd_kafka_share_AcknowledgeType_t>kind)
-        _share_check(err, "Failed to acknowledge message")
+        cdef Message m
+        cdef int kind
+        cdef bytes topic
+        cdef rd_kafka_resp_err_t err
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._check_open()
+            if not isinstance(message, Message):
+                raise TypeError("argument 1 must be cimpl.Message, not %s" % type(message).__name__)
+            m = <Message>message
+            kind = _as_int32(ack_type)
+            topic = m._topic.encode() if isinstance(m._topic, str) else None
+            err = rd_kafka_share_acknowledge_offset(
+                self._rkshare, <const char *>topic if topic is not None else NULL, m._partition,
+                m._offset, <rd_kafka_share_AcknowledgeType_t>kind)
+            _share_check(err, "Failed to acknowledge message")
+        finally:
+            cb_section_end(&cs)
 
     def acknowledge_offset(self, topic, partition, offset,
                            ack_type=1):
         """Explicit mode: acknowledge the record at ``topic``/``partition``/``offset``."""
-        self._check_open()
-        if not isinstance(topic, str):
-            raise TypeError("argument 1 must be str, not %s" % type(topic).__name__)
-        cdef int32_t cpartition = _as_int32(partition)
-        cdef int64_t coffset = PyNumber_Index(offset)
-        cdef int kind = _as_int32(ack_type)
-        cdef rd_kafka_resp_err_t err = rd_kafka_share_acknowledge_offset(
-            self._rkshare, (<str>topic).encode(), cpartition, coffset,
-            <rd_kafka_share_AcknowledgeType_t>kind)
-        _share_check(err, "Failed to acknowledge offset")
+        cdef int32_t cpartition
+        cdef int64_t coffset
+        cdef int kind
+        cdef rd_kafka_resp_err_t err
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._check_open()
+            if not isinstance(topic, str):
+                raise TypeError("argument 1 must be str, not %s" % type(topic).__name__)
+            cpartition = _as_int32(partition)
+            coffset = PyNumber_Index(offset)
+            kind = _as_int32(ack_type)
+            err = rd_kafka_share_acknowledge_offset(
+                self._rkshare, (<str>topic).encode(), cpartition, coffset,
+                <rd_kafka_share_AcknowledgeType_t>kind)
+            _share_check(err, "Failed to acknowledge offset")
+        finally:
+            cb_section_end(&cs)
 
     def commit_sync(self, timeout=60):
         """Send the pending acknowledgements and wait up to ``timeout`` seconds (-1: forever)
         for the broker: {TopicPartition: None or KafkaException}, empty when nothing was
         pending. In implicit mode the records of the last poll are accepted first."""
-        self._check_open()
         cdef int tmout = _timeout_ms(timeout)
         cdef rd_kafka_topic_partition_list_t *parts = NULL
         cdef rd_kafka_error_t *error
-        with self._blocking:
-            with nogil:
-                error = rd_kafka_share_commit_sync(self._rkshare, tmout, &parts)
-        cdef _PartList _owned = _PartList.adopt(parts)     # frees parts
-        if self._exc is not None:
-            if error != NULL:
-                rd_kafka_error_destroy(error)
-            self._raise_pending()
-        _share_check_error(error)
-        return _commit_results(parts)
+        cdef _PartList _owned
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._check_open()
+            with self._blocking:
+                with nogil:
+                    error = rd_kafka_share_commit_sync(self._rkshare, tmout, &parts)
+            _owned = _PartList.adopt(parts)     # frees parts
+            if self._exc is not None:
+                if error != NULL:
+                    rd_kafka_error_destroy(error)
+                self._raise_pending()
+            _share_check_error(error)
+            return _commit_results(parts)
+        finally:
+            cb_section_end(&cs)
 
     def commit_async(self):
         """Send the pending acknowledgements; the outcome goes to the acknowledgement-commit
         callback."""
-        self._check_open()
         cdef rd_kafka_error_t *error
-        with self._blocking:
-            with nogil:
-                error = rd_kafka_share_commit_async(self._rkshare)
-        if self._exc is not None:
-            if error != NULL:
-                rd_kafka_error_destroy(error)
-            self._raise_pending()
-        _share_check_error(error)
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._check_open()
+            with self._blocking:
+                with nogil:
+                    error = rd_kafka_share_commit_async(self._rkshare)
+            if self._exc is not None:
+                if error != NULL:
+                    rd_kafka_error_destroy(error)
+                self._raise_pending()
+            _share_check_error(error)
+        finally:
+            cb_section_end(&cs)
 
     def set_acknowledgement_commit_callback(self, callback):
         """``callback(offsets, exception)`` gets the acknowledged offsets
         ({TopicPartition: set of offsets}) and None or a KafkaException, each time the broker
         answers an acknowledgement commit; None clears it."""
-        self._check_open()
-        if callback is not None and not callable(callback):
-            raise TypeError("callback must be callable or None")
         cdef rd_kafka_share_ack_commit_cb_t trampoline = NULL
-        if callback is not None:
-            trampoline = _ack_commit_trampoline
-        _share_check_error(rd_kafka_share_set_acknowledgement_commit_cb(
-            self._rkshare, trampoline, <void *>self))
-        self._on_ack_commit = callback
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._check_open()
+            if callback is not None and not callable(callback):
+                raise TypeError("callback must be callable or None")
+            if callback is not None:
+                trampoline = _ack_commit_trampoline
+            _share_check_error(rd_kafka_share_set_acknowledgement_commit_cb(
+                self._rkshare, trampoline, <void *>self))
+            self._on_ack_commit = callback
+        finally:
+            cb_section_end(&cs)
 
     cdef void _serve_ack_commit(self, rd_kafka_share_partition_offsets_list_t *parts,
                                 rd_kafka_resp_err_t err) noexcept:
@@ -389,45 +446,57 @@ cdef class ShareConsumer(_Handle):
         """Set SASL PLAIN/SCRAM credentials for the next authentication."""
         cdef bytes user = _str_argument(username, 1)
         cdef bytes secret = _str_argument(password, 2)
-        self._check_open()
-        _share_check_error(rd_kafka_share_sasl_set_credentials(self._rkshare, user, secret))
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._check_open()
+            _share_check_error(rd_kafka_share_sasl_set_credentials(self._rkshare, user, secret))
+        finally:
+            cb_section_end(&cs)
 
     # -- lifetime --
 
     def close(self):
         """Commit the pending acknowledgements, leave the share group and free the consumer
         (callbacks are served meanwhile). Closing twice is harmless."""
-        if self._rkshare == NULL:
-            return None
-        if getpid() != self._pid:      # a forked child never touches the parent's handle
-            self._rkshare = NULL
-            self._blocking.closed = True
-            return None
-        self._refuse_close_from_callback()
-        self._blocking.drain()
-        cdef rd_kafka_share_t *rkshare = self._rkshare
+        cdef rd_kafka_share_t *rkshare
         cdef rd_kafka_error_t *error
         cdef rd_kafka_error_t *destroy_error
-        self._names.release()       # before the rd_kafka_t is freed
-        with self._blocking:
-            with nogil:
-                error = rd_kafka_share_consumer_close(rkshare)
-                destroy_error = rd_kafka_share_destroy(rkshare)
-        self._callbacks_off = True
-        self._blocking.closed = True
-        self._rkshare = NULL
-        self._undelivered = None
-        if destroy_error != NULL:
-            if error == NULL:
-                error = destroy_error
-            else:
-                rd_kafka_error_destroy(destroy_error)
-        if self._exc is not None:
-            if error != NULL:
-                rd_kafka_error_destroy(error)
-            self._raise_pending()
-        _share_check_error(error)
-        return None
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            if self._rkshare == NULL:
+                return None
+            if getpid() != self._pid:      # a forked child never touches the parent's handle
+                self._rkshare = NULL
+                self._blocking.closed = True
+                return None
+            self._refuse_close_from_callback()
+            if self._blocking.drain():
+                return None     # another thread's close() freed it meanwhile
+            rkshare = self._rkshare
+            self._names.release()       # before the rd_kafka_t is freed
+            with self._blocking:
+                with nogil:
+                    error = rd_kafka_share_consumer_close(rkshare)
+                    destroy_error = rd_kafka_share_destroy(rkshare)
+            self._callbacks_off = True
+            self._blocking.closed = True
+            self._rkshare = NULL
+            self._undelivered = None
+            if destroy_error != NULL:
+                if error == NULL:
+                    error = destroy_error
+                else:
+                    rd_kafka_error_destroy(destroy_error)
+            if self._exc is not None:
+                if error != NULL:
+                    rd_kafka_error_destroy(error)
+                self._raise_pending()
+            _share_check_error(error)
+            return None
+        finally:
+            cb_section_end(&cs)
 
     cdef int _refuse_close_from_callback(self) except -1:
         """close() from a callback this consumer is serving leaves it open and raises

@@ -39,3 +39,27 @@ cdef extern from *:
     ctypedef int cb_send_result
     ctypedef cb_send_result (*cb_sendfunc)(PyObject *, PyObject *, PyObject **) except -1
     int cb_set_am_send(object type, cb_sendfunc fn) except -1
+
+
+# A critical section on one client object, for free-threaded CPython (3.13t, Py_GIL_DISABLED):
+# what the GIL serialised, a client's calls, the object's own lock serialises there. Like the GIL
+# it is let go while the thread waits without an attached thread state (`with nogil:`, a blocked
+# lock) and taken back after, so a call re-checks its client's state after every GIL-free wait,
+# with or without the GIL. With the GIL it is nothing at all: no lock, no reference taken
+# (Cython's own `with cython.critical_section(o)` takes a reference on o even there).
+cdef extern from *:
+    """
+    #ifdef Py_GIL_DISABLED
+    typedef PyCriticalSection cb_section;
+    #define cb_section_begin(cs, o) PyCriticalSection_Begin((cs), (PyObject *)(o))
+    #define cb_section_end(cs) PyCriticalSection_End(cs)
+    #else
+    typedef char cb_section;
+    #define cb_section_begin(cs, o) ((void)(cs), (void)(o))
+    #define cb_section_end(cs) ((void)(cs))
+    #endif
+    """
+    ctypedef struct cb_section:
+        pass
+    void cb_section_begin(cb_section *cs, object o)
+    void cb_section_end(cb_section *cs)

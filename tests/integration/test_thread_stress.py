@@ -1,7 +1,10 @@
 """Many threads on the clients at once, against a real broker: a shared Producer fed by several
 threads while others serve its delivery reports (poll() and flush() from several threads), one
 Consumer per thread on a shared topic and on topics of their own, close() racing poll() and
-consume() on another thread, and one AdminClient used by many threads.
+consume() on another thread, and one AdminClient used by many threads. One client shared by
+threads at once: a Consumer polled and consumed from several threads (each message handed out
+exactly once), close() racing poll()/consume()/commit() and produce()/poll()/flush(), and
+store_offsets()/seek()/pause() from one thread while another polls.
 
 The same tests run with the GIL and on free-threaded CPython (3.13t, `make matrix`), where
 nothing serialises the threads but the clients themselves. Every message is accounted for by
@@ -238,7 +241,7 @@ def test_consumer_per_thread_each_in_its_group_on_its_topic(kafka_cluster, make_
 # ---- close() racing the calls of another thread ------------------------------------------------
 
 @rounds
-@pytest.mark.parametrize("call", ["poll", "consume"])
+@pytest.mark.parametrize("call", ["poll", "consume", "commit"])
 def test_consumer_close_racing_a_reading_thread(kafka_cluster, make_topic, rounds, call):
     topic = make_topic(partitions=2)
     _fill(kafka_cluster, topic, 2000)
@@ -253,11 +256,16 @@ def test_consumer_close_racing_a_reading_thread(kafka_cluster, make_topic, round
         def reader():
             try:
                 while True:
-                    if call == "poll":
+                    if call == "consume":
+                        got = c.consume(50, 0.05)
+                    else:
                         m = c.poll(0.05)
                         got = [] if m is None else [m]
-                    else:
-                        got = c.consume(50, 0.05)
+                        if m is not None and call == "commit":
+                            # a synchronous commit: a GIL-free wait close() must not free
+                            # the consumer under
+                            committed = c.commit(message=m, asynchronous=False)
+                            assert committed[0].offset == m.offset() + 1
                     for m in got:
                         assert m.error() is None, m.error()
                         read.append((m.partition(), m.offset(), m.value()))
@@ -286,7 +294,8 @@ def test_consumer_close_racing_a_reading_thread(kafka_cluster, make_topic, round
 
 
 @rounds
-def test_producer_close_racing_poll_and_produce(kafka_cluster, make_topic, rounds):
+@pytest.mark.parametrize("serve", ["poll", "flush"])
+def test_producer_close_racing_poll_and_produce(kafka_cluster, make_topic, rounds, serve):
     topic = make_topic(partitions=1)
     for _ in range(3 * rounds):
         producer = kafka.Producer(kafka_cluster.client_config(**{"linger.ms": 1}))
@@ -317,7 +326,10 @@ def test_producer_close_racing_poll_and_produce(kafka_cluster, make_topic, round
             busy.wait(10)
             try:
                 while True:
-                    producer.poll(0.01)
+                    if serve == "poll":
+                        producer.poll(0.01)
+                    else:
+                        producer.flush(0.01)
             except RuntimeError as exc:
                 ended["poller"] = (exc, None)
 
@@ -337,6 +349,118 @@ def test_producer_close_racing_poll_and_produce(kafka_cluster, make_topic, round
         ok = [o for e, o in reports if e is None]
         assert len(set(ok)) == len(ok)
         assert len(reports) <= ended["producer"][1]
+
+
+# ---- one Consumer shared by several threads ---------------------------------------------------
+
+@rounds
+@pytest.mark.parametrize("threads", [2, 4])
+def test_one_consumer_shared_by_threads_hands_out_each_message_once(kafka_cluster, make_topic,
+                                                                      rounds, threads):
+    partitions, per_partition = 3, 2000
+    total = partitions * per_partition
+    topic = make_topic(partitions=partitions)
+    for p in range(partitions):
+        _fill(kafka_cluster, topic, per_partition, partition=p)
+    for _ in range(rounds):
+        c = kafka.Consumer(kafka_cluster.client_config(**{
+            "group.id": "stress-" + uuid.uuid4().hex, "enable.auto.commit": False}))
+        c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+        got = [[] for _ in range(threads)]     # each thread's own list, in its order
+        lock = threading.Lock()
+        count = [0]
+
+        def read(t):
+            # even threads poll(), odd ones consume() batches: both share one custody
+            end = time.monotonic() + JOIN - 10
+            while True:
+                with lock:
+                    if count[0] >= total:
+                        return
+                assert time.monotonic() < end, "read %d of %d" % (count[0], total)
+                msgs = c.consume(97, 0.1) if t % 2 else [c.poll(0.1)]
+                msgs = [m for m in msgs if m is not None]
+                for m in msgs:
+                    assert m.error() is None, m.error()
+                    got[t].append((m.partition(), m.offset(), m.key(), m.value()))
+                with lock:
+                    count[0] += len(msgs)
+
+        w = _Workers()
+        for t in range(threads):
+            w.start(read, t, name="reader-%d" % t)
+        w.join()
+        # no message arrives after the last one: what every thread got is all there is
+        assert c.poll(0.5) is None
+        c.close()
+        every = [r for rs in got for r in rs]
+        assert len(every) == total
+        assert len({(p, o) for p, o, _, _ in every}) == total, "a message was handed out twice"
+        for p, o, key, value in every:
+            assert key == b"k%d" % o
+            assert value == _value(0, o)
+        # each thread saw each partition's messages in offset order
+        for rs in got:
+            for p in range(partitions):
+                offsets = [o for part, o, _, _ in rs if part == p]
+                assert offsets == sorted(offsets)
+
+
+@rounds
+def test_offsets_seek_and_pause_from_another_thread_while_polling(kafka_cluster, make_topic,
+                                                                  rounds):
+    count = 3000
+    topic = make_topic(partitions=1)
+    _fill(kafka_cluster, topic, count, partition=0)
+    for _ in range(rounds):
+        group = "stress-" + uuid.uuid4().hex
+        c = kafka.Consumer(kafka_cluster.client_config(**{
+            "group.id": group, "enable.auto.commit": False,
+            "enable.auto.offset.store": False}))
+        tp = TopicPartition(topic, 0, 0)
+        c.assign([tp])
+        seen = {}                  # offset -> value
+        first = threading.Event()
+        meddled = threading.Event()
+        stored = []
+
+        def poller():
+            end = time.monotonic() + JOIN - 10
+            while not (meddled.is_set() and len(seen) == count):
+                assert time.monotonic() < end, "read %d of %d" % (len(seen), count)
+                m = c.poll(0.05)
+                if m is None:
+                    continue
+                assert m.error() is None, m.error()
+                assert m.partition() == 0
+                seen[m.offset()] = m.value()
+                first.set()
+
+        def meddler():
+            assert first.wait(30), "the poller got nothing"
+            for i in range(60):
+                c.pause([TopicPartition(topic, 0)])
+                c.resume([TopicPartition(topic, 0)])
+                offset = 1 + (i * 37) % count
+                c.store_offsets(offsets=[TopicPartition(topic, 0, offset)])
+                stored.append(offset)
+                if i % 6 == 0:
+                    # back to the start: read again, nothing skipped
+                    c.seek(TopicPartition(topic, 0, 0))
+            committed = c.commit(asynchronous=False)
+            assert [(t.topic, t.partition, t.offset) for t in committed] == [
+                (topic, 0, stored[-1])]
+            meddled.set()
+
+        w = _Workers()
+        w.start(poller, name="poller")
+        w.start(meddler, name="meddler")
+        w.join()
+        assert sorted(seen) == list(range(count))
+        for offset, value in seen.items():
+            assert value == _value(0, offset)
+        assert c.committed([TopicPartition(topic, 0)], timeout=30)[0].offset == stored[-1]
+        c.close()
 
 
 # ---- one AdminClient, many threads --------------------------------------------------------------
