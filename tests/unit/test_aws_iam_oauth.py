@@ -5,14 +5,14 @@ tests/integration/test_oauth_aws_iam.py."""
 import importlib
 
 import pytest
-from confluent_kafka._util import librdkafka_string_parser as peer_strings
 
 import confluent_binding as kafka
 from confluent_binding import _aws_iam
 
-from tests.support.parity import Raises, same
-
 pytest.importorskip("boto3")
+peer_strings = pytest.importorskip("confluent_kafka._util.librdkafka_string_parser")
+
+from tests.support.parity import Raises, same  # noqa: E402  (skips without confluent_kafka)
 
 BASE = {"bootstrap.servers": "127.0.0.1:1", "security.protocol": "SASL_PLAINTEXT",
         "sasl.mechanisms": "OAUTHBEARER"}
