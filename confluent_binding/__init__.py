@@ -20,6 +20,7 @@ from ._core import (
     ThrottleEvent,
     TopicPartition,
     _set_configured_oauth_cb,
+    build_info,
     libversion,
 )
 from ._model import AcknowledgeType, Messages
@@ -63,7 +64,7 @@ __all__ = [
     "IllegalStateException", "ConcurrentModificationException",
     "ConsumerGroupState", "ConsumerGroupTopicPartitions", "ConsumerGroupType", "ElectionType",
     "IsolationLevel", "Node", "TopicCollection", "TopicPartitionInfo", "Uuid",
-    "install_as_confluent_kafka", "install_as_aiokafka",
+    "install_as_confluent_kafka", "install_as_aiokafka", "build_info",
 ]
 
 

@@ -30,6 +30,7 @@ from posix.unistd cimport getpid, usleep  # no-cython-lint
 
 from includes.python cimport cb_section, cb_section_begin, cb_section_end  # no-cython-lint
 from includes.rdkafka cimport RD_KAFKA_VERSION, rd_kafka_version, rd_kafka_version_str
+from includes.rdkafka cimport CB_READ_AHEAD, rd_kafka_conf_get  # no-cython-lint
 
 include "errors.pyx"      # KafkaError and the helpers that raise librdkafka's errors
 include "conf.pyx"        # configuration: Python dict -> rd_kafka_conf_t
@@ -51,6 +52,46 @@ include "admin.pyx"        # _AdminClientImpl: admin requests, the result queue
 def libversion():
     """(version string, version int) of the librdkafka this module runs with."""
     return (_cstr(rd_kafka_version_str()), rd_kafka_version())
+
+
+cdef extern from *:
+    """
+    #ifdef Py_GIL_DISABLED
+    #define CB_FREE_THREADED 1
+    #else
+    #define CB_FREE_THREADED 0
+    #endif
+    """
+    enum: CB_FREE_THREADED
+
+
+def build_info():
+    """How this build of the package was made, as a dict (an extension: confluent-kafka has no
+    such call):
+
+    - ``librdkafka``: the version it runs with, as :func:`libversion` gives it;
+    - ``librdkafka_api``: ``"internal"`` when it is linked to the pinned static librdkafka whose
+      private structures its fast paths read, ``"public"`` when built against another
+      librdkafka (a system one, or ``CB_PUBLIC_API_ONLY=1``) through its public API alone;
+    - ``read_ahead``: whether ``Consumer.poll()`` takes messages ahead in batches (internal API
+      only; see the performance guide);
+    - ``free_threaded``: built for a free-threaded CPython (3.13t and later);
+    - ``features``: librdkafka's ``builtin.features``, what it was built with (compression
+      codecs, ``ssl``, the SASL mechanisms, ...)."""
+    cdef rd_kafka_conf_t *conf = rd_kafka_conf_new()
+    cdef char buf[1024]
+    cdef size_t size = sizeof(buf)
+    try:
+        if rd_kafka_conf_get(conf, b"builtin.features", buf, &size) != RD_KAFKA_CONF_OK:
+            size = 1
+            buf[0] = 0
+    finally:
+        rd_kafka_conf_destroy(conf)
+    return {"librdkafka": _cstr(rd_kafka_version_str()),
+            "librdkafka_api": "internal" if CB_READ_AHEAD else "public",
+            "read_ahead": bool(CB_READ_AHEAD),
+            "free_threaded": bool(CB_FREE_THREADED),
+            "features": [f for f in buf.decode().split(",") if f]}
 
 
 def _built_with():

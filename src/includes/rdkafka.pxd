@@ -182,6 +182,8 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
     rd_kafka_conf_res_t rd_kafka_conf_set(rd_kafka_conf_t *conf, const char *name,
                                           const char *value, char *errstr, size_t errstr_size)
     void rd_kafka_conf_properties_show(FILE *fp)
+    rd_kafka_conf_res_t rd_kafka_conf_get(const rd_kafka_conf_t *conf, const char *name,
+                                          char *dest, size_t *dest_size)
     void rd_kafka_conf_set_events(rd_kafka_conf_t *conf, int events)
     void rd_kafka_conf_enable_sasl_queue(rd_kafka_conf_t *conf, int enable)
     void rd_kafka_conf_set_rebalance_cb(

@@ -119,6 +119,13 @@ def check_build(kafka, expect_version):
                or os.path.basename(str(f)) == "LICENSE"}
     check("licences of the bundled libraries installed", BUNDLED_LICENSES <= shipped,
           sorted(BUNDLED_LICENSES - shipped))
+    info = kafka.build_info()
+    print("build: librdkafka API %s, read-ahead %s" % (
+        info["librdkafka_api"], "on" if info["read_ahead"] else "off"), flush=True)
+    wanted = {"gzip", "snappy", "lz4", "zstd", "ssl", "sasl_plain", "sasl_scram",
+              "sasl_oauthbearer", "oidc"}
+    check("build_info() names every feature", wanted <= set(info["features"]),
+          sorted(wanted - set(info["features"])))
     # librdkafka refuses a protocol, mechanism or codec it was built without.
     for conf in FEATURE_CONFIGS:
         kafka.Producer(conf).close(0)

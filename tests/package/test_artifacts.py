@@ -101,6 +101,7 @@ def test_wheel_stands_alone(tmp_path, secure_cluster):
             c, "sasl-ssl", c.sasl_ssl_client_config("SCRAM-SHA-256", "alice")),
     }
     out = _standalone_check(python, tmp_path, clusters)
+    assert "build: librdkafka API internal, read-ahead on" in out, out
     for name in clusters:
         assert "ok   %s: consumed what the delivery reports said (50 records)" % name in out, out
 
@@ -199,7 +200,8 @@ def test_sdist_installs_with_pip(tmp_path, kafka_cluster):
     assert "librdkafka from RDKAFKA_PREFIX (static)" in out, out[-3000:]
     assert "librdkafka API: public" in out, out[-3000:]
     clusters = {"PLAINTEXT": _listener(kafka_cluster, "sdist", kafka_cluster.client_config())}
-    _standalone_check(python, tmp_path, clusters)
+    out = _standalone_check(python, tmp_path, clusters)
+    assert "build: librdkafka API public, read-ahead off" in out, out
 
 
 # confluent-kafka's extras (its metadata's Provides-Extra) the package leaves out: its development

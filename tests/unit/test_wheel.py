@@ -1,6 +1,7 @@
 """Smoke test of the build: the bundled librdkafka is the pinned one with every feature, and a
 message to a dead broker gets its delivery report. (Installed wheels and sdists: tests/package.)"""
 import socket
+import sysconfig
 
 import pytest
 
@@ -18,6 +19,18 @@ def _closed_port():
 def test_bundled_librdkafka_is_the_pinned_version():
     assert kafka.libversion() == ("2.15.1", 0x020F01FF)
     assert kafka._core._built_with() == 0x020F01FF
+
+
+def test_build_info_says_how_this_build_was_made():
+    info = kafka.build_info()
+    assert info["librdkafka"] == kafka.libversion()[0]
+    # the build the tests run on: linked to the pinned static librdkafka, read-ahead on
+    assert (info["librdkafka_api"], info["read_ahead"]) == ("internal", True)
+    assert info["free_threaded"] == bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+    for feature in ("gzip", "snappy", "lz4", "zstd", "ssl", "sasl_plain", "sasl_scram",
+                    "sasl_oauthbearer"):
+        assert feature in info["features"], feature
+    assert "sasl_gssapi" not in info["features"]
 
 
 def test_every_required_feature_is_compiled_in():
