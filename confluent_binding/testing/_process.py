@@ -10,6 +10,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import weakref
 from pathlib import Path
@@ -59,6 +60,28 @@ def tail(path: Path, lines: int = 60, max_bytes: int = 64 * 1024) -> str:
     return "\n".join(data.splitlines()[-lines:])
 
 
+# The watchdog each server gets, a process of its own: it waits on pidfds (Linux) for either the
+# process that started the server or the server to end, and when the starter ended first it
+# kills the server's session. A test run ended by SIGTERM or SIGKILL runs none of its clean-up,
+# and a server started in a session of its own would otherwise run on (PR_SET_PDEATHSIG does
+# not fit: it fires when the starting *thread* ends, and servers are restarted from threads).
+_WATCHDOG = """
+import os, select, signal, sys
+starter, server = int(sys.argv[1]), int(sys.argv[2])
+try:
+    fds = [os.pidfd_open(server), os.pidfd_open(starter)]
+    ended = select.select(fds, [], [])[0]
+    orphaned = fds[1] in ended and fds[0] not in ended
+except ProcessLookupError:          # one of them had already ended
+    orphaned = True
+if orphaned:
+    try:
+        os.killpg(server, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+"""
+
+
 class ServerProcess:
     """One server process and its log file.
 
@@ -74,6 +97,7 @@ class ServerProcess:
         self.error = error
         self.also_tail = tuple(Path(p) for p in also_tail)
         self.proc: Optional[subprocess.Popen] = None
+        self._watchdog: Optional[subprocess.Popen] = None
         self._log_file: Any = None
 
     @property
@@ -124,6 +148,10 @@ class ServerProcess:
             list(cmd), stdin=subprocess.DEVNULL, stdout=self._log_file,
             stderr=subprocess.STDOUT, cwd=str(cwd), env=None if env is None else dict(env),
             start_new_session=True)
+        if hasattr(os, "pidfd_open"):   # (Linux 5.3+; elsewhere a killed run leaves it running)
+            self._watchdog = subprocess.Popen(
+                [sys.executable, "-I", "-c", _WATCHDOG, str(os.getpid()), str(self.proc.pid)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, start_new_session=True)
 
     def wait_ready(self, probe: Callable[[], Any], timeout: float,
                    interval: float = 0.1) -> None:
@@ -201,6 +229,18 @@ class ServerProcess:
         f, self._log_file = self._log_file, None
         if f is not None:
             f.close()
+        self._reap_watchdog()
+
+    def _reap_watchdog(self) -> None:
+        """Once the server ended, its watchdog ends too: collect it."""
+        watchdog = self._watchdog
+        if watchdog is not None and (self.proc is None or self.proc.poll() is not None):
+            self._watchdog = None
+            try:
+                watchdog.wait(10)
+            except subprocess.TimeoutExpired:
+                watchdog.kill()
+                watchdog.wait()
 
 
 class Resources:

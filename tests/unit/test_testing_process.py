@@ -7,6 +7,7 @@ Real child processes (the running Python), no broker."""
 import gc
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -132,6 +133,55 @@ def test_a_second_start_while_running_is_refused(tmp_path):
             proc.start(_python("pass"), cwd=tmp_path)
     finally:
         proc.kill()
+
+
+# A test run ended by SIGKILL: the process that started a server dies without any clean-up.
+_STARTER = """
+import pathlib, sys
+from confluent_binding.testing._process import ServerProcess
+proc = ServerProcess("test server", pathlib.Path({log!r}))
+proc.start([sys.executable, "-c", "import time; time.sleep(600)"], cwd=pathlib.Path({cwd!r}))
+pathlib.Path({pid_file!r}).write_text(str(proc.pid))
+import time; time.sleep(600)
+"""
+
+
+def _gone(pid):
+    try:
+        return _state(pid) == "Z"       # (ended: the init process reaps it)
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the watchdog needs pidfds (Linux)")
+def test_a_server_does_not_outlive_the_process_that_started_it(tmp_path):
+    pid_file = tmp_path / "server.pid"
+    starter = subprocess.Popen(_python(_STARTER.format(
+        log=str(tmp_path / "server.log"), cwd=str(tmp_path), pid_file=str(pid_file))))
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            assert starter.poll() is None and time.monotonic() < deadline, "no server started"
+            time.sleep(0.05)
+        server = int(pid_file.read_text())
+        assert not _gone(server)
+    finally:
+        starter.kill()
+        starter.wait()
+    deadline = time.monotonic() + 30
+    while not _gone(server):
+        assert time.monotonic() < deadline, "the server outlived its starter"
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the watchdog needs pidfds (Linux)")
+def test_a_watchdog_ends_with_its_server_and_is_collected(tmp_path):
+    proc, ready = _server(tmp_path)
+    proc.wait_ready(ready.exists, timeout=60)
+    watchdog = proc._watchdog
+    assert watchdog is not None and watchdog.poll() is None
+    proc.kill()
+    assert proc._watchdog is None and watchdog.returncode == 0
 
 
 def test_release_kills_the_servers_and_removes_the_directories(tmp_path):
