@@ -62,7 +62,16 @@ from includes.rdkafka cimport (
     rd_kafka_topic_partition_list_copy,
     rd_kafka_topic_partition_list_t,
     rd_kafka_unsubscribe,
+    rd_kafka_event_error_string,
     CB_READ_AHEAD,
+)
+from includes.rdkafka_admin cimport (
+    RD_KAFKA_ADMIN_OP_LISTOFFSETS,
+    rd_kafka_AdminOptions_destroy,
+    rd_kafka_AdminOptions_new,
+    rd_kafka_AdminOptions_set_request_timeout,
+    rd_kafka_AdminOptions_t,
+    rd_kafka_ListOffsets,
 )
 
 
@@ -682,6 +691,52 @@ cdef class Consumer(_Handle):
             _check(err, "Failed to get offsets")
             return pl.to_py()
         finally:
+            cb_section_end(&cs)
+
+    def _list_offsets(self, list parts, timeout=-1):
+        """ListOffsets on this consumer's connections, for ``(topic, partition, spec)`` tuples
+        (spec: a timestamp in ms; -1 the end, -2 the beginning, -3 the largest timestamp): a
+        ``(topic, partition, error, offset, timestamp, leader_epoch)`` row each, ``timestamp``
+        that of the record found. (offsets_for_times() gives no timestamp: aiokafka's does.)
+        Waits up to ``timeout`` seconds (-1: the request timeout, socket.timeout.ms)."""
+        cdef _PartList pl = _parts_list(parts)
+        cdef double deadline = _deadline(timeout)
+        cdef rd_kafka_queue_t *q = NULL
+        cdef rd_kafka_AdminOptions_t *o = NULL
+        cdef rd_kafka_event_t *ev = NULL
+        cdef char errstr[512]
+        cdef int wait
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            q = rd_kafka_queue_new(self._rk)
+            o = rd_kafka_AdminOptions_new(self._rk, RD_KAFKA_ADMIN_OP_LISTOFFSETS)
+            if timeout is not None and timeout >= 0:
+                _check(rd_kafka_AdminOptions_set_request_timeout(
+                    o, max(1, <int>(timeout * 1000)), errstr, sizeof(errstr)), _cstr(errstr))
+            rd_kafka_ListOffsets(self._rk, pl.ptr, o, q)
+            while ev == NULL:
+                wait = _chunk_ms(deadline)
+                with self._blocking:
+                    with nogil:
+                        ev = rd_kafka_queue_poll(q, wait)
+                if ev == NULL:
+                    if wait == 0 or self._blocking.shuts_out():
+                        raise KafkaException(KafkaError(RD_KAFKA_RESP_ERR__TIMED_OUT,
+                                                        "Failed to list offsets: timed out"))
+                    PyErr_CheckSignals()
+            if rd_kafka_event_error(ev):
+                raise KafkaException(KafkaError(<int>rd_kafka_event_error(ev),
+                                                _cstr(rd_kafka_event_error_string(ev))))
+            return _listed_offsets(ev)
+        finally:
+            if ev != NULL:
+                rd_kafka_event_destroy(ev)
+            if o != NULL:
+                rd_kafka_AdminOptions_destroy(o)
+            if q != NULL:
+                rd_kafka_queue_destroy(q)
             cb_section_end(&cs)
 
     # -- group --

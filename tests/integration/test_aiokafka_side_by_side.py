@@ -165,7 +165,10 @@ async def test_commits_seeks_and_offsets(kafka_cluster, make_topic):
             out["position_end"] = await c.position(tp)
             out["ends"] = ((await c.beginning_offsets([tp]))[tp], (await c.end_offsets([tp]))[tp])
             found = await c.offsets_for_times({tp: base + 3500})
-            out["for_time"] = found[tp].offset
+            # the first record at or after the time, and that record's own timestamp
+            out["for_time"] = (found[tp].offset, found[tp].timestamp)
+            found = await c.offsets_for_times({tp: base})
+            out["for_first_time"] = (found[tp].offset, found[tp].timestamp)
             out["for_future_time"] = (await c.offsets_for_times({tp: base * 2}))[tp]
             c.pause(tp)
             out["paused"] = c.paused() == {tp}
@@ -182,6 +185,7 @@ async def test_commits_seeks_and_offsets(kafka_cluster, make_topic):
     out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=1)))
     assert out["ours"] == out["aiokafka"]
     assert out["ours"]["committed"] == 4 and out["ours"]["after_seek"] == 8
+    assert out["ours"]["for_time"] == (4, base + 4000)
 
 
 async def test_rebalance_listener_calls(kafka_cluster, make_topic):

@@ -828,16 +828,28 @@ class AIOKafkaConsumer:
             if not isinstance(ts, int) or ts < 0:
                 raise ValueError("The target time for partition {} is {}. The target time "
                                  "cannot be negative.".format(timestamps, ts))
+        if not timestamps:
+            return {}
+        core = self._c()._consumer
+        parts = [(tp.topic, tp.partition, ts) for tp, ts in timestamps.items()]
+        timeout = int(self._conf["socket.timeout.ms"]) / 1e3
+        # ListOffsets answers with the found record's timestamp, as aiokafka gives it
+        # (offsets_for_times() only has the offset); a broker round trip off the loop thread
         try:
             with translated():
-                res = await self._c().offsets_for_times(
-                    [_TP(tp.topic, tp.partition, ts) for tp, ts in timestamps.items()], 10)
+                rows = await self._loop.run_in_executor(None, core._list_offsets, parts, timeout)
+                found = {(r.topic, r.partition): r for r in rows}
+                for tp in timestamps:
+                    error = found[(tp.topic, tp.partition)].error
+                    if error is not None:
+                        raise KafkaException(error)
         except UnknownTopicOrPartitionError as exc:
             # aiokafka waits for the partition's leader until its timeout
             raise KafkaTimeoutError("Failed to get offsets by times: %s" % (exc,)) from exc
-        out = {}
-        for (tp, ts), r in zip(timestamps.items(), res):
-            out[tp] = OffsetAndTimestamp(r.offset, ts) if r.offset >= 0 else None
+        out: Dict[TopicPartition, Optional[OffsetAndTimestamp]] = {}
+        for tp in timestamps:
+            r = found[(tp.topic, tp.partition)]
+            out[tp] = OffsetAndTimestamp(r.offset, r.timestamp) if r.offset >= 0 else None
         return out
 
     async def topics(self) -> Set[str]:
