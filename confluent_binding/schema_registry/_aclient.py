@@ -4,6 +4,7 @@ methods as coroutines (offered by :mod:`.schema_registry_client`, as confluent-k
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Dict, Optional
 
 from ._client import SchemaRegistryClient
@@ -96,6 +97,11 @@ def _async_method(name: str) -> Any:
     async def method(self: AsyncSchemaRegistryClient, *args: Any, **kwargs: Any) -> Any:
         return await self._call(name, *args, **kwargs)
 
+    # the blocking method's signature, but not the blocking method itself as __wrapped__:
+    # what unwraps the coroutine function (unittest.mock's spec from Python 3.13) would find
+    # a plain function there
+    method.__signature__ = inspect.signature(sync)  # type: ignore[attr-defined]
+    del method.__wrapped__
     return method
 
 

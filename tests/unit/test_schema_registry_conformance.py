@@ -243,7 +243,7 @@ def test_protobuf_index_helpers():
 ])
 def test_json_deserializer_without_a_client(schema, expect):
     def scenario(m):
-        sr = m.schema_registry
+        sr = sub(m, "schema_registry")
         s = schema
         if schema == "ref":
             s = sr.Schema('{"$ref": "other.json"}', "JSON",
@@ -256,7 +256,7 @@ def test_json_deserializer_without_a_client(schema, expect):
 
 def test_asyncio_serdes_show_their_settings():
     async def make(m):
-        sr = m.schema_registry
+        sr = sub(m, "schema_registry")
         client = sr.AsyncSchemaRegistryClient({"url": URL})
         ser = await sub(m, "schema_registry.avro").AsyncAvroSerializer(
             client, '"string"', conf={"auto.register.schemas": False, "normalize.schemas": True})
@@ -270,7 +270,7 @@ def test_asyncio_serdes_take_any_asyncio_client():
     schema_str = '{"type": "object", "properties": {"name": {"type": "string"}}}'
 
     async def serialize(m):
-        sr = m.schema_registry
+        sr = sub(m, "schema_registry")
         client = mock.Mock(spec=sr.AsyncSchemaRegistryClient)
         client.register_schema_full_response.return_value = sr.RegisteredSchema(
             schema_id=7, guid=None, schema=sr.Schema(schema_str, "JSON"),
@@ -279,8 +279,9 @@ def test_asyncio_serdes_take_any_asyncio_client():
         ser = await sub(m, "schema_registry.json_schema").AsyncJSONSerializer(
             schema_str, client,
             rule_registry=sub(m, "schema_registry.rule_registry").RuleRegistry())
-        data = await ser({"name": "é"}, m.serialization.SerializationContext(
-            "t", m.serialization.MessageField.VALUE))
+        serialization = sub(m, "serialization")
+        data = await ser({"name": "é"}, serialization.SerializationContext(
+            "t", serialization.MessageField.VALUE))
         return data, client.register_schema_full_response.await_count
 
     same(lambda m: asyncio.run(serialize(m)),
@@ -407,7 +408,7 @@ def test_field_rules_reach_local_refs_and_change_the_record_given(asyncio_serde)
     import json
 
     async def scenario_async(m):
-        sr = m.schema_registry
+        sr = sub(m, "schema_registry")
         registry, rule_set = _upper_rules(m)
         client = sr.AsyncSchemaRegistryClient.new_client({"url": "mock://conformance-json"})
         await client.register_schema("t-value", sr.Schema(json.dumps(JSON_WITH_DEFS), "JSON", [],
@@ -423,7 +424,7 @@ def test_field_rules_reach_local_refs_and_change_the_record_given(asyncio_serde)
     def scenario(m):
         if asyncio_serde:
             return asyncio.run(scenario_async(m))
-        sr = m.schema_registry
+        sr = sub(m, "schema_registry")
         registry, rule_set = _upper_rules(m)
         client = sr.SchemaRegistryClient.new_client({"url": "mock://conformance-json"})
         client.register_schema("t-value", sr.Schema(json.dumps(JSON_WITH_DEFS), "JSON", [], None,
@@ -443,7 +444,7 @@ def test_avro_unions_of_referenced_records():
     import json
 
     def scenario(m):
-        sr = m.schema_registry
+        sr = sub(m, "schema_registry")
         registry, rule_set = _upper_rules(m)
         client = sr.SchemaRegistryClient.new_client({"url": "mock://conformance-avro"})
         inner = {"type": "record", "name": "Inner", "namespace": "n",
