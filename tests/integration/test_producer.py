@@ -663,7 +663,8 @@ def test_abort_right_after_a_commit_is_not_fatal(mod, kafka_cluster, topic):
     refused_aborts = rounds = 0
     while refused_aborts < 3:
         rounds += 1
-        assert rounds <= 60, "only %d of 60 transactions refused: %r" % (refused_aborts, answers)
+        assert rounds <= 60, "%s: only %d of 60 refused transactions aborted" % (
+            "ours" if mod is kafka else "theirs (none failed)", refused_aborts)
         p.begin_transaction()
         p.produce(topic, value=b"committed-%d" % rounds)
         p.commit_transaction(60)
@@ -675,11 +676,14 @@ def test_abort_right_after_a_commit_is_not_fatal(mod, kafka_cluster, topic):
             assert time.monotonic() < deadline, "AddPartitionsToTxn not answered"
             p.poll(0.01)
         if answers[0] == "refused" and mod is not kafka:
-            with pytest.raises(mod.KafkaException) as raised:
+            # (its retry of the refused request may still be accepted before the abort decides)
+            try:
                 p.abort_transaction(60)
-            assert raised.value.args[0].code() == mod.KafkaError.INVALID_TXN_STATE
-            assert raised.value.args[0].fatal()
-            return
+            except mod.KafkaException as exc:
+                assert exc.args[0].code() == mod.KafkaError.INVALID_TXN_STATE
+                assert exc.args[0].fatal()
+                return
+            continue
         refused_aborts += answers[0] == "refused"
         p.abort_transaction(60)
     p.close()
