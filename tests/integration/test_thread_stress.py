@@ -69,8 +69,11 @@ class _Workers:
 
 
 def _fill(kafka_cluster, topic, count, partition=None):
-    """Produce count messages (key b"k<i>", value _value(0, i)) and wait for every report."""
-    p = kafka.Producer(kafka_cluster.client_config(**{"linger.ms": 5}))
+    """Produce count messages (key b"k<i>", value _value(0, i)) and wait for every report.
+    Idempotent, so that message i is at offset i (the readers check it): without it, a batch
+    retried on a topic just created (its leader not known at once) lands after later ones."""
+    p = kafka.Producer(kafka_cluster.client_config(**{"linger.ms": 5,
+                                                      "enable.idempotence": True}))
     failed = []
 
     def report(err, msg):

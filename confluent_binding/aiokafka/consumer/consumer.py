@@ -38,7 +38,6 @@ from ..errors import (
     IllegalStateError,
     KafkaTimeoutError,
     NoOffsetForPartitionError,
-    UnknownTopicOrPartitionError,
     from_kafka_error,
 )
 from ..producer.producer import _consumers_by_group
@@ -114,6 +113,13 @@ def _tps(parts: Any) -> Any:
 def _check_tps(partitions: Any) -> Any:
     if not all(isinstance(p, TopicPartition) for p in partitions):
         raise TypeError("partitions must be TopicPartition namedtuples")
+
+
+# What ListOffsets says of a partition without a leader (one that does not exist, or whose
+# topic does not): the whole request fails with _NOENT ("No leaders found"), or the partition
+# with UNKNOWN_TOPIC_OR_PART
+_NO_LEADER = frozenset((KafkaError._NOENT, KafkaError.UNKNOWN_TOPIC_OR_PART,
+                        KafkaError._UNKNOWN_PARTITION, KafkaError._UNKNOWN_TOPIC))
 
 
 class AIOKafkaConsumer:
@@ -836,16 +842,18 @@ class AIOKafkaConsumer:
         # ListOffsets answers with the found record's timestamp, as aiokafka gives it
         # (offsets_for_times() only has the offset); a broker round trip off the loop thread
         try:
-            with translated():
-                rows = await self._loop.run_in_executor(None, core._list_offsets, parts, timeout)
-                found = {(r.topic, r.partition): r for r in rows}
-                for tp in timestamps:
-                    error = found[(tp.topic, tp.partition)].error
-                    if error is not None:
-                        raise KafkaException(error)
-        except UnknownTopicOrPartitionError as exc:
-            # aiokafka waits for the partition's leader until its timeout
-            raise KafkaTimeoutError("Failed to get offsets by times: %s" % (exc,)) from exc
+            rows = await self._loop.run_in_executor(None, core._list_offsets, parts, timeout)
+            found = {(r.topic, r.partition): r for r in rows}
+            for tp in timestamps:
+                error = found[(tp.topic, tp.partition)].error
+                if error is not None:
+                    raise KafkaException(error)
+        except KafkaException as exc:
+            if exc.args[0].code() in _NO_LEADER:
+                # aiokafka waits for the partition's leader until its timeout
+                raise KafkaTimeoutError("Failed to get offsets by times: %s"
+                                        % exc.args[0].str()) from exc
+            raise translation(exc) from exc
         out: Dict[TopicPartition, Optional[OffsetAndTimestamp]] = {}
         for tp in timestamps:
             r = found[(tp.topic, tp.partition)]
