@@ -32,6 +32,7 @@ system:
 	command -v mvn >/dev/null || missing="$$missing maven"; \
 	command -v openssl >/dev/null || missing="$$missing openssl"; \
 	command -v prometheus >/dev/null || missing="$$missing prometheus"; \
+	command -v prometheus-pushgateway >/dev/null || missing="$$missing prometheus-pushgateway"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \

@@ -8,6 +8,7 @@ One line turns metrics on for a client's configuration, whichever face makes the
     from confluent_binding import metrics
 
     endpoint = metrics.serve_prometheus(9464)                         # optional: a /metrics
+                                            # (or metrics.push_prometheus(gateway, job) to push)
     producer = Producer(metrics.instrument(conf, endpoint))           # sync clients
     producer = AIOProducer(metrics.instrument(conf, endpoint))        # asyncio clients
     producer = AIOKafkaProducer(..., extra=metrics.instrument({}, endpoint))   # aiokafka face
@@ -28,7 +29,7 @@ wrapped runs no tracing code at all::
 from typing import Any, Dict, Mapping, Optional
 
 from ._logs import LOGGER_PREFIX, ClientLogs
-from ._prometheus import PrometheusEndpoint
+from ._prometheus import PrometheusEndpoint, PrometheusPush
 from ._statistics import (
     BrokerStatistics,
     GroupStatistics,
@@ -42,7 +43,8 @@ from ._statistics import (
 
 __all__ = ["Window", "BrokerStatistics", "PartitionStatistics", "TopicStatistics",
            "GroupStatistics", "Statistics", "parse_statistics", "parsed_stats_cb",
-           "instrument", "serve_prometheus", "PrometheusEndpoint", "route_logs", "ClientLogs",
+           "instrument", "serve_prometheus", "PrometheusEndpoint", "push_prometheus",
+           "PrometheusPush", "route_logs", "ClientLogs",
            "LOGGER_PREFIX", "DEFAULT_INTERVAL_MS", "trace"]
 
 #: the statistics interval :func:`instrument` sets when the configuration has none
@@ -68,12 +70,13 @@ def instrument(conf: Optional[Mapping[str, Any]] = None, meter_provider: Any = N
     """A copy of the client configuration ``conf`` whose client reports its statistics as
     OpenTelemetry metrics (the guide's metrics table lists them).
 
-    ``meter_provider``: an OpenTelemetry MeterProvider, or a :class:`PrometheusEndpoint` from
-    :func:`serve_prometheus`; None: OpenTelemetry's global one. ``interval_ms``: the
-    statistics interval, and so how fresh the metrics are (default: the configuration's
-    ``statistics.interval.ms``, else 5000). A ``stats_cb`` or ``error_cb`` already in ``conf``
-    keeps being called as before (``stats_cb`` with the raw JSON). ``logs=True`` also routes
-    librdkafka's logs through ``logging`` (:func:`route_logs`)."""
+    ``meter_provider``: an OpenTelemetry MeterProvider, a :class:`PrometheusEndpoint` from
+    :func:`serve_prometheus` or a :class:`PrometheusPush` from :func:`push_prometheus`; None:
+    OpenTelemetry's global one. ``interval_ms``: the statistics interval, and so how fresh the
+    metrics are (default: the configuration's ``statistics.interval.ms``, else 5000). A
+    ``stats_cb`` or ``error_cb`` already in ``conf`` keeps being called as before
+    (``stats_cb`` with the raw JSON). ``logs=True`` also routes librdkafka's logs through
+    ``logging`` (:func:`route_logs`)."""
     try:
         from ._otel import recorder_for
     except ImportError as e:
@@ -143,6 +146,16 @@ def serve_prometheus(port: int = 9464, addr: str = "127.0.0.1", resource: Any = 
     extra. OpenTelemetry's Prometheus exporter names the series: dots become underscores,
     counters end in ``_total``, a unit is appended (``kafka_broker_rtt_seconds``)."""
     return PrometheusEndpoint(port, addr, resource)
+
+
+def push_prometheus(gateway: str, job: str, grouping_key: Optional[Mapping[str, str]] = None,
+                    resource: Any = None) -> PrometheusPush:
+    """A :class:`PrometheusPush`: give it to :func:`instrument` as the provider, and call its
+    ``push()`` to send the figures to the Prometheus Pushgateway at ``gateway`` (``host:port``
+    or a URL) under ``job`` and ``grouping_key``, for work too short-lived to be scraped. The
+    Spark source and sink use it per task (option ``metrics.pushGateway``). Needs the
+    ``[prometheus]`` extra."""
+    return PrometheusPush(gateway, job, grouping_key, resource)
 
 
 def route_logs(conf: Optional[Mapping[str, Any]] = None, prefix: str = LOGGER_PREFIX

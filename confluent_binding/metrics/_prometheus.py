@@ -1,6 +1,26 @@
-"""A Prometheus endpoint for the clients' metrics: an OpenTelemetry MeterProvider whose
-reader is OpenTelemetry's Prometheus exporter, served over HTTP by ``prometheus_client``."""
-from typing import Any, Optional
+"""Prometheus for the clients' metrics: an OpenTelemetry MeterProvider whose reader is
+OpenTelemetry's Prometheus exporter into a registry of its own, either served over HTTP for
+scrapes (:class:`PrometheusEndpoint`) or pushed to a Pushgateway (:class:`PrometheusPush`), both
+through ``prometheus_client``."""
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+
+def _provider(resource: Optional[Any]) -> Tuple[Any, Any]:
+    """A new (MeterProvider, CollectorRegistry) pair: the provider's metrics are what the
+    registry gives a scrape or a push."""
+    try:
+        from opentelemetry.exporter.prometheus import PrometheusMetricReader
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.resources import Resource
+        from prometheus_client import CollectorRegistry
+    except ImportError as e:
+        raise ImportError("Prometheus needs the [prometheus] extra (opentelemetry-sdk, "
+                          "opentelemetry-exporter-prometheus): %s" % e) from e
+    registry = CollectorRegistry()
+    reader = PrometheusMetricReader(registry=registry)
+    provider = MeterProvider(metric_readers=[reader],
+                             resource=resource if resource is not None else Resource.create({}))
+    return provider, registry
 
 
 class PrometheusEndpoint:
@@ -10,21 +30,10 @@ class PrometheusEndpoint:
 
     def __init__(self, port: int = 9464, addr: str = "127.0.0.1",
                  resource: Optional[Any] = None) -> None:
-        try:
-            from opentelemetry.exporter.prometheus import PrometheusMetricReader
-            from opentelemetry.sdk.metrics import MeterProvider
-            from opentelemetry.sdk.resources import Resource
-            from prometheus_client import CollectorRegistry, start_http_server
-        except ImportError as e:
-            raise ImportError("the Prometheus endpoint needs the [prometheus] extra "
-                              "(opentelemetry-sdk, opentelemetry-exporter-prometheus): %s"
-                              % e) from e
-        self.registry = CollectorRegistry()
-        self.reader = PrometheusMetricReader(registry=self.registry)
+        from prometheus_client import start_http_server
+
         #: the MeterProvider to instrument clients with (``instrument(conf, endpoint)``)
-        self.meter_provider = MeterProvider(
-            metric_readers=[self.reader],
-            resource=resource if resource is not None else Resource.create({}))
+        self.meter_provider, self.registry = _provider(resource)
         self._server, self._thread = start_http_server(port, addr, registry=self.registry)
         #: the address and port the server listens on (the port chosen when 0 was given)
         address = self._server.server_address
@@ -52,3 +61,44 @@ class PrometheusEndpoint:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class PrometheusPush:
+    """The metrics of the clients instrumented with its :attr:`meter_provider`, pushed to a
+    Prometheus Pushgateway by :meth:`push`: for work that ends before a scrape would find it
+    (batch jobs, Spark tasks). Make one with :func:`confluent_binding.metrics.push_prometheus`.
+
+    Each push replaces what the gateway holds for this ``job`` and ``grouping_key`` (say
+    ``{"instance": "host:pid"}``), so it carries the process's whole cumulative state: counters
+    keep counting from push to push, and Prometheus (scraping the gateway with
+    ``honor_labels: true``) sums them over instances."""
+
+    def __init__(self, gateway: str, job: str, grouping_key: Optional[Mapping[str, str]] = None,
+                 resource: Optional[Any] = None, timeout: float = 5.0) -> None:
+        if not gateway or not job:
+            raise ValueError("a Pushgateway push needs the gateway's address and a job name")
+        #: the MeterProvider to instrument clients with (``instrument(conf, push)``)
+        self.meter_provider, self.registry = _provider(resource)
+        self.gateway = gateway
+        self.job = job
+        self.grouping_key: Dict[str, str] = dict(grouping_key or {})
+        self.timeout = timeout
+
+    def push(self) -> None:
+        """Send the current figures (an HTTP PUT; raises ``OSError`` when the gateway cannot
+        be reached or refuses them)."""
+        from prometheus_client import push_to_gateway
+
+        push_to_gateway(self.gateway, self.job, self.registry, grouping_key=self.grouping_key,
+                        timeout=self.timeout)
+
+    def delete(self) -> None:
+        """Remove this job's and grouping key's figures from the gateway."""
+        from prometheus_client import delete_from_gateway
+
+        delete_from_gateway(self.gateway, self.job, grouping_key=self.grouping_key,
+                            timeout=self.timeout)
+
+    def close(self) -> None:
+        """Shut the MeterProvider down (nothing is pushed)."""
+        self.meter_provider.shutdown()

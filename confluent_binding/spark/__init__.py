@@ -42,6 +42,9 @@ PERMISSIVE) and write any column in it (``valueSchema``, ``auto.register.schemas
 ``use.latest.version``, ``value.subject.name.strategy``); ``schema.registry.*`` options go to
 the Schema Registry client without the prefix.
 
+Metrics: ``metrics.pushGateway`` (and ``metrics.job``) on the source or sink pushes each task's
+records, bytes, outcome and client statistics to a Prometheus Pushgateway (``_metrics``).
+
 The Spark Python workers must run the interpreter that has this package installed
 (``PYSPARK_PYTHON`` / ``spark.pyspark.python``).
 """
@@ -70,6 +73,7 @@ from pyspark.sql.types import StructType
 
 from .._arrow import schema as arrow_schema
 from ._formats import Decoding, source_decodings
+from ._metrics import TaskMetrics, counted_read
 from ._options import SourceOptions, _topics, flag, lowered, source_options, subscription
 from ._plan import OffsetRange, consumer_config, plan_batch
 from ._read import decoded, decoded_schema, read_range
@@ -138,14 +142,18 @@ def _read(opts: SourceOptions, partition: InputPartition) -> Iterator[Any]:
     rng = getattr(partition, "range", None)
     if rng is None:  # Spark's single placeholder partition when planning found no records
         return iter(())
+    conf = consumer_config(opts)
+    task = TaskMetrics(opts.metrics, "receive") if opts.metrics is not None else None
     batches = read_range(
-        consumer_config(opts),
+        conf if task is None else task.client_conf(conf),
         rng,
         opts.include_headers,
         opts.poll_timeout_ms,
         opts.fail_on_data_loss,
         opts.batch_records,
     )
+    if task is not None:  # counted as read: the raw key and value bytes
+        batches = counted_read(task, rng.topic, rng.partition, batches)
     return decoded(batches, opts.decodings) if opts.decodings else batches
 
 

@@ -19,6 +19,8 @@ from ._formats import (
     Decoding,
     source_decodings,
 )
+from ._metrics import OPTIONS as METRICS_OPTIONS
+from ._metrics import MetricsOptions, metrics_options
 
 # Per-partition offsets in startingOffsets/endingOffsets JSON (Spark's convention).
 EARLIEST = -2
@@ -459,6 +461,8 @@ class SourceOptions:
     batch_records: int
     # the key and value columns decoded from the Schema Registry wire format (valueFormat...)
     decodings: Tuple[Decoding, ...] = ()
+    # where the tasks' figures are pushed (metrics.pushGateway), or None
+    metrics: Optional[MetricsOptions] = None
 
 
 _DURATION_UNITS = {
@@ -502,7 +506,7 @@ def source_options(
     """The source's options, checked; ``decodings``: the decoded columns when already
     resolved (else resolved here, fetching the reader schemas)."""
     opts = lowered(options)
-    check_known(opts, SOURCE_OPTIONS, "source")
+    check_known(opts, SOURCE_OPTIONS + METRICS_OPTIONS, "source")
     kafka = kafka_params(opts)
     sub = subscription(opts)
     starting = offset_spec(opts, "starting", "latest" if streaming else "earliest")
@@ -575,6 +579,7 @@ def source_options(
         decodings=(
             decodings if decodings is not None else tuple(source_decodings(opts, _topics(sub)))
         ),
+        metrics=metrics_options(opts),
     )
 
 

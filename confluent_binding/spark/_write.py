@@ -9,6 +9,8 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from .. import KafkaException, Producer
 from .._core import _produce_arrow
 from ._formats import Encoding, sink_encodings
+from ._metrics import OPTIONS as METRICS_OPTIONS
+from ._metrics import MetricsOptions, TaskMetrics, metrics_options
 from ._options import SINK_OPTIONS, check_known, kafka_params, lowered
 
 _PRODUCER_FORBIDDEN = {"key.serializer", "value.serializer"}
@@ -80,6 +82,8 @@ class SinkOptions:
     topic: Optional[str]
     # the key and value columns encoded in the Schema Registry wire format (valueFormat...)
     encodings: Tuple[Encoding, ...] = ()
+    # where the tasks' figures are pushed (metrics.pushGateway), or None
+    metrics: Optional[MetricsOptions] = None
 
 
 def sink_options(options: Any, schema: Any) -> SinkOptions:
@@ -91,7 +95,7 @@ def sink_options(options: Any, schema: Any) -> SinkOptions:
         raise ValueError(
             "Option 'kafka.bootstrap.servers' must be specified for configuring Kafka producer"
         )
-    check_known(opts, SINK_OPTIONS, "sink")
+    check_known(opts, SINK_OPTIONS + METRICS_OPTIONS, "sink")
     kafka = kafka_params(opts)
     for name in _PRODUCER_FORBIDDEN:
         kafka.pop(name, None)
@@ -144,7 +148,8 @@ def sink_options(options: Any, schema: Any) -> SinkOptions:
                 "headers attribute type must be array<struct<key:string,value:binary>>, "
                 "got %s" % h.simpleString()
             )
-    return SinkOptions(kafka=kafka, topic=topic, encodings=encodings)
+    return SinkOptions(kafka=kafka, topic=topic, encodings=encodings,
+                       metrics=metrics_options(opts))
 
 
 def _column(batch: Any, name: str) -> Any:
@@ -243,7 +248,22 @@ def encoded(opts: SinkOptions, batches: Iterator[Any]) -> Iterator[Any]:
 
 def write_batches(opts: SinkOptions, batches: Iterator[Any]) -> int:
     """Produces every row of ``batches``; returns how many. Raises ``KafkaException`` with the
-    first failed delivery's error after the producer flushed (the task then fails)."""
+    first failed delivery's error after the producer flushed (the task then fails). With the
+    ``metrics.*`` options, the task's figures are pushed when it ends (``_metrics``)."""
+    if opts.metrics is None:
+        return _write(opts, batches, None)
+    task = TaskMetrics(opts.metrics, "send")
+    try:
+        count = _write(opts, batches, task)
+    except BaseException as e:
+        task.tally.clear()  # not known to be delivered
+        task.end(e)
+        raise
+    task.end(None)
+    return count
+
+
+def _write(opts: SinkOptions, batches: Iterator[Any], task: Optional[TaskMetrics]) -> int:
     failures: List[Any] = []
 
     def on_delivery(err: Any, msg: Any) -> None:
@@ -256,11 +276,13 @@ def write_batches(opts: SinkOptions, batches: Iterator[Any]) -> int:
     conf["delivery.report.only.error"] = True
     if opts.encodings:
         batches = encoded(opts, batches)
-    producer = Producer(conf)
+    producer = Producer(conf if task is None else task.client_conf(conf))
     count = 0
     try:
         for batch in batches:
             count += produce_batch(producer, opts.topic, batch)
+            if task is not None:
+                task.count_batch(batch, opts.topic)
             producer.poll(0)
             if failures:
                 break

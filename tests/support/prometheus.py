@@ -1,10 +1,11 @@
 """A real Prometheus server for the tests: Debian's ``prometheus`` binary (``make system``
 installs it) started as a process on loopback, on a free port, with a configuration and a data
 directory of its own in a temporary directory, scraping the targets it is given every
-``scrape_interval``; queried through its HTTP API as an operator's PromQL would be.
+``scrape_interval``; queried through its HTTP API as an operator's PromQL would be. And a real
+Pushgateway for it to scrape (Debian's ``prometheus-pushgateway``).
 
-The package's own systemd service plays no part: nothing here reads its configuration, port or
-data."""
+The packages' own systemd services play no part: nothing here reads their configuration, port
+or data."""
 import json
 import shutil
 import time
@@ -19,44 +20,28 @@ class PrometheusError(RuntimeError):
     pass
 
 
-def prometheus_binary():
-    """The ``prometheus`` executable, or None when it is not installed."""
-    return shutil.which("prometheus")
+class _Server:
+    """A server binary of the Prometheus project on loopback, on a free port, with a working
+    directory of its own; ready once it answers ``/-/ready``."""
 
+    name = binary = ""
 
-class PrometheusServer:
-    """``with PrometheusServer(tmp_dir, {"job": ["127.0.0.1:port"]}) as prom: prom.query(...)``.
-    """
-
-    def __init__(self, workdir, jobs, scrape_interval="500ms"):
+    def __init__(self, workdir):
         self.workdir = Path(workdir)
-        self.jobs = dict(jobs)
-        self.scrape_interval = scrape_interval
         self.port = None
-        self.process = ServerProcess("Prometheus", self.workdir / "prometheus.log",
+        self.process = ServerProcess(self.name, self.workdir / ("%s.log" % self.binary),
                                      PrometheusError)
 
-    def _config(self):
-        lines = ["global:", "  scrape_interval: %s" % self.scrape_interval,
-                 "  scrape_timeout: %s" % self.scrape_interval, "scrape_configs:"]
-        for job, targets in self.jobs.items():
-            lines += ["  - job_name: %s" % json.dumps(job),
-                      "    static_configs:",
-                      "      - targets: %s" % json.dumps(list(targets))]
-        return "\n".join(lines) + "\n"
+    def _argv(self):
+        raise NotImplementedError
 
     def start(self, timeout=60):
-        binary = prometheus_binary()
-        if binary is None:
-            raise PrometheusError("no 'prometheus' executable on PATH (make system installs it)")
+        if shutil.which(self.binary) is None:
+            raise PrometheusError("no '%s' executable on PATH (make system installs it)"
+                                  % self.binary)
         self.workdir.mkdir(parents=True, exist_ok=True)
-        config = self.workdir / "prometheus.yml"
-        config.write_text(self._config())
         (self.port,) = free_ports(1)
-        self.process.start([binary, "--config.file=%s" % config,
-                            "--storage.tsdb.path=%s" % (self.workdir / "data"),
-                            "--web.listen-address=127.0.0.1:%d" % self.port,
-                            "--storage.tsdb.retention.time=1h"], cwd=self.workdir)
+        self.process.start([shutil.which(self.binary)] + self._argv(), cwd=self.workdir)
         try:
             self.process.wait_ready(self._ready, timeout)
         except BaseException:
@@ -74,12 +59,59 @@ class PrometheusServer:
         self.stop()
 
     @property
+    def address(self):
+        """``host:port``: a scrape target, where pushes go, the base of the URLs."""
+        return "127.0.0.1:%d" % self.port
+
+    @property
     def url(self):
-        return "http://127.0.0.1:%d" % self.port
+        return "http://" + self.address
 
     def _ready(self):
         with urllib.request.urlopen(self.url + "/-/ready", timeout=2) as r:
             return r.status == 200
+
+
+class Pushgateway(_Server):
+    """A real Prometheus Pushgateway (Debian's ``prometheus-pushgateway``, which ``make system``
+    installs), keeping what is pushed in memory only: ``with Pushgateway(tmp_dir) as gw: ...
+    gw.address``. Prometheus scrapes it as a target (``PrometheusServer(...,
+    honor_labels=True)`` keeps the pushed job and instance)."""
+
+    name, binary = "Pushgateway", "prometheus-pushgateway"
+
+    def _argv(self):
+        return ["--web.listen-address=%s" % self.address]
+
+
+class PrometheusServer(_Server):
+    """``with PrometheusServer(tmp_dir, {"job": ["127.0.0.1:port"]}) as prom: prom.query(...)``.
+    """
+
+    name, binary = "Prometheus", "prometheus"
+
+    def __init__(self, workdir, jobs, scrape_interval="500ms", honor_labels=False):
+        super().__init__(workdir)
+        self.jobs = dict(jobs)
+        self.scrape_interval = scrape_interval
+        # a Pushgateway's targets: keep the job and instance labels of the pushes
+        self.honor_labels = honor_labels
+
+    def _config(self):
+        lines = ["global:", "  scrape_interval: %s" % self.scrape_interval,
+                 "  scrape_timeout: %s" % self.scrape_interval, "scrape_configs:"]
+        for job, targets in self.jobs.items():
+            lines += ["  - job_name: %s" % json.dumps(job),
+                      "    honor_labels: %s" % json.dumps(self.honor_labels),
+                      "    static_configs:",
+                      "      - targets: %s" % json.dumps(list(targets))]
+        return "\n".join(lines) + "\n"
+
+    def _argv(self):
+        config = self.workdir / "prometheus.yml"
+        config.write_text(self._config())
+        return ["--config.file=%s" % config, "--storage.tsdb.path=%s" % (self.workdir / "data"),
+                "--web.listen-address=%s" % self.address, "--storage.tsdb.retention.time=1h"]
 
     def _api(self, path, **params):
         url = "%s/api/v1/%s?%s" % (self.url, path, urllib.parse.urlencode(params))

@@ -104,6 +104,18 @@ def spark(tmp_path_factory):
     session.stop()
 
 
+@pytest.fixture(scope="session")
+def prometheus(tmp_path_factory):
+    """(Pushgateway, Prometheus scraping it every half second, keeping the pushed labels), for
+    the tasks' metrics (option ``metrics.pushGateway``)."""
+    from tests.support.prometheus import PrometheusServer, Pushgateway
+
+    with Pushgateway(tmp_path_factory.mktemp("pushgateway")) as gateway:
+        with PrometheusServer(tmp_path_factory.mktemp("prometheus"),
+                              {"pushgateway": [gateway.address]}, honor_labels=True) as prom:
+            yield gateway, prom
+
+
 @pytest.fixture(scope="module")
 def registry(schema_registry):
     """This project's SchemaRegistryClient of the test registry, for the Schema Registry tests'

@@ -193,6 +193,43 @@ def test_batch_read_splits_partitions_across_executors(job, spark_standalone):
     assert executors <= set(spark_standalone.executor_pids())
 
 
+def test_executors_push_their_tasks_metrics(job, prometheus, spark_standalone):
+    pytest.importorskip("opentelemetry.exporter.prometheus")
+    gateway, prom = prometheus
+    job.fill(1000)
+    name = "cbkafka-cluster-%s" % uuid.uuid4().hex[:8]
+    got = job.call("read_to_parquet", minPartitions=8,
+                   **{"metrics.pushGateway": gateway.address, "metrics.job": name})
+    assert got["tasks"] == 8
+    where = '{job="%s", messaging_operation_type="receive"}' % name
+    assert prom.wait_value("sum(kafka_spark_records_total%s)" % where,
+                           lambda v: v == 1000) == 1000
+    assert prom.wait_value('sum(kafka_spark_tasks_total{job="%s", outcome="success"})' % name,
+                           lambda v: v == 8) == 8
+    # the tasks ran in Python workers of the executors, each pushing as itself (host:pid)
+    workers = {int(dict(k)["instance"].rsplit(":", 1)[1])
+               for k in prom.query("kafka_spark_tasks_total%s" % where)}
+    assert len(workers) >= 2, workers
+    executors = {_executor_of(pid) for pid in workers} - {None}
+    assert executors and executors <= set(spark_standalone.executor_pids()), (workers, executors)
+
+
+def _executor_of(worker):
+    """The executor JVM a Python worker works for (the parent of its daemon), None when the
+    worker is gone."""
+    try:
+        daemon = _parent(worker)
+        return _parent(daemon)
+    except OSError:
+        return None
+
+
+def _parent(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        stat = f.read()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
+
+
 # --- make test-spark-cluster (--slow) ----------------------------------------------------------
 
 
