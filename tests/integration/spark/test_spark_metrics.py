@@ -125,3 +125,31 @@ def test_metrics_options_are_checked_when_the_query_is_planned(spark, kafka_clus
         writer = writer.option(k, v)
     with pytest.raises(Exception, match=message):
         writer.save()
+
+
+def test_a_streaming_query_counts_across_micro_batches(spark, kafka_cluster, make_topic,
+                                                        prometheus, tmp_path):
+    gateway, prom = prometheus
+    source, sink, job = make_topic(2), make_topic(2), _job()
+    p = kafka.Producer(kafka_cluster.client_config())
+    for i in range(90):
+        p.produce(source, b"v%d" % i, partition=i % 2)
+    assert p.flush(30) == 0
+    reader = (spark.readStream.format(NAME)
+              .option("kafka.bootstrap.servers", kafka_cluster.bootstrap_servers)
+              .option("subscribe", source).option("startingOffsets", "earliest")
+              .option("maxOffsetsPerTrigger", "30"))
+    writer = (_metrics(reader, gateway, job).load().selectExpr("value").writeStream
+              .format(NAME).option("kafka.bootstrap.servers", kafka_cluster.bootstrap_servers)
+              .option("topic", sink).option("checkpointLocation", str(tmp_path / "cp"))
+              .trigger(availableNow=True))
+    query = _metrics(writer, gateway, job).start()
+    assert query.awaitTermination(120), "the AvailableNow query did not end"
+    batches = [b["numInputRows"] for b in query.recentProgress if b["numInputRows"]]
+    assert sum(batches) == 90 and len(batches) >= 3, batches
+    # the workers' counters keep counting from one micro-batch's tasks to the next
+    for op in ("receive", "send"):
+        where = '{job="%s", messaging_operation_type="%s"}' % (job, op)
+        assert prom.wait_value("sum(kafka_spark_records_total%s)" % where,
+                               lambda v: v == 90) == 90
+    assert sum(_watermarks(kafka_cluster, sink, 2).values()) == 90
