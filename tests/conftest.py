@@ -59,6 +59,15 @@ PARALLEL_ORDER = ("spark", "gssapi", "reliability", "package", "integration", "u
 
 
 @pytest.fixture(scope="session")
+def no_auto_create_cluster(tmp_path_factory):
+    """A broker with ``auto.create.topics.enable=false``, as managed clusters are set up: a
+    topic nobody created stays missing."""
+    with KafkaCluster(broker_properties={"auto.create.topics.enable": "false"},
+                      workdir=tmp_path_factory.mktemp("no-auto-create")) as c:
+        yield c
+
+
+@pytest.fixture(scope="session")
 def secure_cluster(tmp_path_factory):
     """A second broker with SSL, SASL_PLAINTEXT and SASL_SSL listeners (PLAIN, SCRAM users)."""
     with KafkaCluster(ssl=True, sasl=True, workdir=tmp_path_factory.mktemp("secure")) as c:

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from confluent_binding import KafkaError, Producer
-from confluent_binding.testing import KafkaCluster
 
 pytestmark = pytest.mark.integration
 
@@ -50,14 +49,12 @@ def broker_env(kafka_cluster):
     return {"KAFKA_BOOTSTRAP_SERVERS": kafka_cluster.bootstrap_servers}
 
 
-@pytest.fixture(scope="module")
-def no_auto_create_cluster(tmp_path_factory, kafka_cluster):
-    """A broker of this module's own with ``auto.create.topics.enable=false``."""
+@pytest.fixture
+def no_auto_create_cluster(no_auto_create_cluster, kafka_cluster):
+    """The session's broker with ``auto.create.topics.enable=false`` (tests/conftest.py)."""
     if kafka_cluster.client_config() != {"bootstrap.servers": kafka_cluster.bootstrap_servers}:
         pytest.skip("the examples take bootstrap servers only; this cluster needs more settings")
-    with KafkaCluster(broker_properties={"auto.create.topics.enable": "false"},
-                      workdir=tmp_path_factory.mktemp("no-auto-create")) as cluster:
-        yield cluster
+    return no_auto_create_cluster
 
 
 @pytest.fixture
