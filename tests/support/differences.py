@@ -238,12 +238,14 @@ DIFFERENCES = [
         proof="tests/integration/test_producer.py::test_abort_right_after_a_commit_is_not_fatal"),
     Difference(
         api="error_cb (producer, missing topic)",
-        text="a producer told by the cluster that a topic does not exist names it at once: an "
-             "error event (`UNKNOWN_TOPIC_OR_PART`, not fatal, \"Topic T not found in the "
-             "cluster: messages produced to it wait up to 30000ms ...\") to `error_cb`, or "
-             "librdkafka's log without one; confluent-kafka says nothing until the messages "
-             "fail after `topic.metadata.propagation.max.ms`. The messages wait and fail (or are "
-             "delivered) the same way on both.",
+        text="a producer told by the cluster that a topic does not exist names it: an error "
+             "event (`UNKNOWN_TOPIC_OR_PART`, not fatal, \"Topic T not found in the cluster: "
+             "messages produced to it wait up to 30000ms ...\") to `error_cb`, or librdkafka's "
+             "log without one; at once with `allow.auto.create.topics=false`, else once the "
+             "topic is still missing 5 s after the first produce (a broker that creates topics "
+             "answers \"unknown\" while it does). confluent-kafka says nothing until the "
+             "messages fail after `topic.metadata.propagation.max.ms`. The messages wait and "
+             "fail (or are delivered) the same way on both.",
         reason="a misspelt topic, or a cluster without auto-creation, otherwise shows up as a "
                "30 s silence; a consumer is told of a missing subscribed topic at once already. "
                "The pinned build is patched (librdkafka-build/patches/0006).",
