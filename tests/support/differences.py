@@ -249,7 +249,7 @@ DIFFERENCES = [
         reason="a misspelt topic, or a cluster without auto-creation, otherwise shows up as a "
                "30 s silence; a consumer is told of a missing subscribed topic at once already. "
                "The pinned build is patched (librdkafka-build/patches/0006).",
-        proof="tests/integration/test_producer_missing_topic.py::test_a_missing_topic_is_named_at_once_and_fails_as_confluent_kafka"),
+        proof="tests/integration/test_producer_missing_topic.py::test_a_missing_topic_is_named_and_fails_as_confluent_kafka"),
     Difference(
         api="AWS IAM OAUTHBEARER without boto3",
         text="the ImportError names this package's extra (`pip install "
