@@ -65,6 +65,10 @@ from includes.rdkafka cimport (
 
 cdef enum:
     CHUNK_MS = 200   # longest GIL-free wait between two checks for signals (Ctrl-C)
+    # longest wait for an event where another thread may serve it (flush(), a produce() waiting
+    # for room): a thread that did not get the event it waits for looks again this soon, as
+    # librdkafka's own rd_kafka_flush() does
+    SHARED_WAIT_MS = 10
 
 cdef inline double _monotonic() noexcept nogil:
     cdef timespec ts

@@ -248,7 +248,9 @@ cdef class Producer(_Handle):
         cdef double deadline = _monotonic() + self._max_block
         cdef rd_kafka_resp_err_t err = RD_KAFKA_RESP_ERR__QUEUE_FULL
         while err == RD_KAFKA_RESP_ERR__QUEUE_FULL and _monotonic() < deadline:
-            self._serve(deadline, False)       # raises what a callback raised, like poll()
+            # raises what a callback raised, like poll(); tries again soon even when another
+            # thread served the reports that made room
+            self._serve(min(deadline, _monotonic() + SHARED_WAIT_MS / 1000.0), False)
             self._ensure_open()                 # a callback or another thread may have closed it
             err = self._produce(self._topic(topic), value, key, partition, cb, timestamp,
                                 headers)
@@ -415,6 +417,9 @@ cdef class Producer(_Handle):
                 wait = _chunk_ms(deadline)
                 if wait == 0:
                     break
+                # another thread polling may serve the last reports: look at the count again
+                # soon instead of waiting a whole chunk for an event that went to it
+                wait = min(wait, SHARED_WAIT_MS)
                 with self._blocking:
                     with nogil:
                         ev = rd_kafka_queue_poll(q, 0)

@@ -961,3 +961,66 @@ def test_api_identical_round_trip(mod, kafka_cluster, make_topic):
         assert (m.partition(), m.offset(), m.timestamp()) == placed[b"k-%d" % i]
         assert m.timestamp() == (mod.TIMESTAMP_CREATE_TIME, 1650000000000 + i)
         assert m.partition() == i % 2
+
+
+def _poller(producer, stop):
+    """A thread serving ``producer``'s events (poll()) until ``stop`` is set."""
+    def run():
+        while not stop.is_set():
+            producer.poll(0.005)
+    t = threading.Thread(target=run)
+    t.start()
+    return t
+
+
+def test_flush_returns_when_another_thread_served_the_last_report(mod, kafka_cluster, topic):
+    # flush() waits for an event GIL-free; when another thread (here: flushing too) takes the
+    # last delivery report, the count it waits on reaches 0 without an event for it: it must
+    # notice soon (librdkafka's own flush looks every 10 ms), not at the end of its wait.
+    p = mod.Producer(kafka_cluster.client_config(**{"linger.ms": 0}))
+    late = []
+    for _ in range(7):
+        delivered, returned = [], []
+
+        def flush():
+            assert p.flush(30) == 0
+            returned.append(time.monotonic())
+        p.produce(topic, b"v", on_delivery=lambda err, msg: delivered.append(
+            (err, time.monotonic())))
+        other = threading.Thread(target=flush)
+        other.start()
+        flush()
+        other.join()
+        assert [err for err, _ in delivered] == [None]
+        late.append(max(returned) - delivered[0][1])
+    # a whole GIL-free wait (200 ms) before, a few ms now, on both libraries
+    assert sorted(late)[len(late) // 2] < 0.06, late
+
+
+def test_produce_waiting_for_room_sees_room_another_thread_made(kafka_cluster, topic):
+    # max.block.ms (an extension): produce() waits for room while its queue is full; when
+    # another thread's poll() serves the reports that make room, it must try again soon, not
+    # wait for an event of its own until max.block.ms ran out.
+    p = kafka.Producer(kafka_cluster.client_config(**{
+        "max.block.ms": 20000, "queue.buffering.max.messages": 1, "linger.ms": 0}))
+    stop = threading.Event()
+    poller = _poller(p, stop)
+    took = []
+    try:
+        for i in range(5):
+            start = time.monotonic()
+            p.produce(topic, b"v%d" % i)     # waits until the previous one's report was served
+            took.append(time.monotonic() - start)
+        assert p.flush(30) == 0
+    finally:
+        stop.set()
+        poller.join()
+    assert max(took) < 5, took
+    c = kafka.Consumer(kafka_cluster.client_config(**{
+        "group.id": "room-" + uuid.uuid4().hex, "auto.offset.reset": "earliest"}))
+    try:
+        c.subscribe([topic])
+        got = consume_messages(c, 5)
+    finally:
+        c.close()
+    assert [m.value() for m in got] == [b"v%d" % i for i in range(5)]
