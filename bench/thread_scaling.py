@@ -236,10 +236,10 @@ def _measure(python: str, module: str, workload: str, n: int, bootstrap: str, to
     return json.loads(lines[-1])
 
 
-def _summarize(runs: list, labels: list) -> dict:
+def _summarize(runs: list, labels: list, workloads: tuple = WORKLOADS) -> dict:
     cells = {}
     for label in labels:
-        for w in WORKLOADS:
+        for w in workloads:
             for n in THREADS:
                 counted = [r for r in runs if r["label"] == label and r["workload"] == w
                            and r["threads"] == n and r["round"] > 0 and r.get("ok")]
@@ -251,7 +251,7 @@ def _summarize(runs: list, labels: list) -> dict:
                     "rates": [round(x) for x in rates],
                     "others_cpus": round(statistics.median(others), 2) if others else None}
     ratios = {}
-    for w in WORKLOADS:
+    for w in workloads:
         for label in labels:
             one, two = (cells["%s|%s|%d" % (label, w, n)]["median"] for n in THREADS)
             ratios["%s|%s|2/1" % (label, w)] = two / one if one and two else None
@@ -276,7 +276,7 @@ def _markdown(doc: dict) -> str:
             "|---|---|---|---|--:|--:|--:|--:|--:|"]
     for label in meta["labels"]:
         info = meta["interpreters"].get(label, {})
-        for w in WORKLOADS:
+        for w in meta.get("workloads", WORKLOADS):
             if s["cells"]["%s|%s|1" % (label, w)]["median"] is None and w == "json":
                 continue  # measured once per interpreter
             row = ["`%s`" % label, info.get("python", "?"), info.get("gil", "?"),
@@ -320,6 +320,8 @@ def main() -> int:
     ap.add_argument("--python", action="append", metavar="LABEL=PATH[:MODULE]",
                     help="an interpreter and client under test (repeatable; default: %s)"
                     % ", ".join(DEFAULT_PYTHONS))
+    ap.add_argument("--workloads", default=",".join(WORKLOADS),
+                    help="which to measure, comma-separated (default: %(default)s)")
     ap.add_argument("--out-dir", default=RESULTS)
     args = ap.parse_args()
     if args.run:
@@ -331,6 +333,9 @@ def main() -> int:
     from harness import machine, report, settings
 
     pythons = [_parse_python(p) for p in (args.python or DEFAULT_PYTHONS)]
+    workloads = tuple(w for w in WORKLOADS if w in args.workloads.split(","))
+    if not workloads or set(args.workloads.split(",")) - set(WORKLOADS):
+        ap.error("--workloads: a comma-separated choice of %s" % ", ".join(WORKLOADS))
     labels = [p[0] for p in pythons]
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     runs: list = []
@@ -340,7 +345,7 @@ def main() -> int:
         src = "scale-src-" + uuid.uuid4().hex[:8]
         cluster.create_topic(src, partitions=max(THREADS))
         p = kafka.Producer(dict({"bootstrap.servers": bootstrap}, **settings.librdkafka_producer()))
-        for part in range(max(THREADS)):
+        for part in range(max(THREADS) if "consume" in workloads else 0):
             for i in range(args.count):
                 while True:
                     try:
@@ -352,7 +357,7 @@ def main() -> int:
         p.close()
         plan, interpreters_seen = [], set()
         for label, py, mod in pythons:
-            for w in WORKLOADS:
+            for w in workloads:
                 if w == "json" and py in interpreters_seen:
                     continue  # the interpreter's own ceiling: once per interpreter
                 plan += [(label, py, mod, w, n) for n in THREADS]
@@ -380,14 +385,14 @@ def main() -> int:
                     rnd, label, w, n, "{:,.0f}/s".format(r["rate"]) if r.get("ok")
                     else "FAILED " + r.get("reason", "")), file=sys.stderr, flush=True)
     doc = {"meta": {"stamp": stamp, "rounds": args.rounds, "count": args.count,
-                    "labels": labels, "interpreters": interpreters,
+                    "labels": labels, "workloads": list(workloads), "interpreters": interpreters,
                     "pythons": {lb: [os.path.relpath(py, ROOT) if py.startswith(ROOT) else py,
                                      mod] for lb, py, mod in pythons},
                     "machine": machine.describe(os.cpu_count() or 1),
                     "command": " ".join(shlex.quote(a) for a in sys.argv),
                     "failed_runs": sum(1 for r in runs if not r.get("ok"))},
            "runs": runs}
-    doc["summary"] = _summarize(runs, labels)
+    doc["summary"] = _summarize(runs, labels, workloads)
     doc["meta"]["machine"]["loadavg_end"] = machine.read("/proc/loadavg")
     os.makedirs(args.out_dir, exist_ok=True)
     runs_file = "%s.json" % stamp
