@@ -1,8 +1,10 @@
 """Metrics of the source's and sink's tasks, pushed to a Prometheus Pushgateway.
 
-Spark's Python data sources have no way into Spark's own metrics (the engine collects no
-custom metric and no accumulator from them), and the Python workers that run the tasks come and
-go, so nothing could scrape them. With the option ``metrics.pushGateway``, each Python worker
+Spark's own metrics take no custom metric from a Python data source (PySpark's reader and
+writer classes have no hook for one). Spark accumulators do reach a source's tasks, but only
+when the source's class carries them from the driver's session, which a source installed as a
+package and registered by name does not. And the Python workers that run the tasks come and go,
+so nothing could scrape them. With the option ``metrics.pushGateway``, each Python worker
 keeps the figures of the tasks it ran (cumulative: Prometheus counters) in one OpenTelemetry
 MeterProvider and pushes them to the gateway when each task ends, under the job
 ``metrics.job`` (default ``cbkafka``) and the grouping key ``instance`` = ``host:pid``:
