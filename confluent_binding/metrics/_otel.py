@@ -13,6 +13,7 @@ from opentelemetry import metrics as otel_metrics
 from opentelemetry.metrics import CallbackOptions, Observation
 
 from .._version import __version__
+from ._errors import error_type
 from ._statistics import BrokerStatistics, PartitionStatistics, Statistics
 
 SYSTEM = "kafka"
@@ -177,9 +178,8 @@ class Recorder:
 
     def count_error(self, client_id: str, error: Any) -> None:
         """Count one error an ``error_cb`` received (a KafkaError)."""
-        name = error.name() if hasattr(error, "name") else type(error).__name__
         self._errors.add(1, {"messaging.system": SYSTEM, "messaging.client.id": client_id,
-                             "error.type": name})
+                             "error.type": error_type(error)})
 
     def latest(self) -> List[Statistics]:
         """The latest sample of every client still reported."""

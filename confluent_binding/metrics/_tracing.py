@@ -26,6 +26,7 @@ from opentelemetry.propagators.textmap import Getter
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
 from .._version import __version__
+from ._errors import error_type
 
 SYSTEM = "kafka"
 SCOPE = "confluent_binding"
@@ -72,18 +73,6 @@ def _key_text(key: Any) -> Optional[str]:
     if isinstance(key, int) and not isinstance(key, bool):
         return str(key)
     return None
-
-
-def _error_type(error: Any) -> str:
-    """A low-cardinality name of a failure: librdkafka's error code name (``_MSG_TIMED_OUT``,
-    ``UNKNOWN_TOPIC_OR_PART``), else the exception's class name."""
-    name = getattr(error, "name", None)
-    if callable(name):
-        return str(name())
-    args = getattr(error, "args", ())
-    if args and callable(getattr(args[0], "name", None)):
-        return str(args[0].name())
-    return type(error).__qualname__
 
 
 def _error_text(error: Any) -> str:
@@ -181,7 +170,7 @@ class Tracing:
 
     def fail(self, span: Any, error: Any) -> None:
         """End a span with the error it ended with."""
-        span.set_attribute("error.type", _error_type(error))
+        span.set_attribute("error.type", error_type(error))
         span.set_status(Status(StatusCode.ERROR, _error_text(error)))
         span.end()
 

@@ -31,6 +31,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
+from ..metrics._errors import error_type
+
 OPTIONS = ("metrics.pushGateway", "metrics.job")
 DEFAULT_JOB = "cbkafka"
 _LOG = logging.getLogger("confluent_binding.spark")
@@ -100,12 +102,6 @@ def _worker(opts: MetricsOptions) -> _Worker:
         return found
 
 
-def _error_type(exc: BaseException) -> str:
-    err = exc.args[0] if exc.args else None
-    name = getattr(err, "name", None)
-    return str(name()) if callable(name) else type(exc).__name__
-
-
 def _bytes(batch: Any) -> int:
     """Key plus value bytes of an Arrow batch of the connector's columns (nulls count 0)."""
     import pyarrow.compute as pc
@@ -164,7 +160,7 @@ class TaskMetrics:
                 w.bytes.add(nbytes, attrs)
             outcome = {"outcome": "success" if error is None else "failure"}
             if error is not None:
-                outcome["error.type"] = _error_type(error)
+                outcome["error.type"] = error_type(error)
             w.tasks.add(1, dict(self.base, **outcome))
             try:
                 w.push.push()
