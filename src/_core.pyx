@@ -23,6 +23,7 @@ from cpython.pythread cimport PyThread_get_thread_ident, PyThread_release_lock  
 from cpython.pythread cimport PyThread_type_lock, WAIT_LOCK  # no-cython-lint
 from cpython.ref cimport Py_DECREF, Py_INCREF, Py_REFCNT  # no-cython-lint
 from libc.stdint cimport int16_t, int32_t, int64_t, intptr_t, uint8_t  # no-cython-lint
+from libc.stdint cimport uint32_t, uint64_t  # no-cython-lint
 from libc.stdlib cimport calloc, free, malloc, realloc  # no-cython-lint
 from libc.string cimport memcmp, memcpy, memmove, memset, strcmp, strlen  # no-cython-lint
 from posix.time cimport clock_gettime, CLOCK_MONOTONIC, timespec  # no-cython-lint
@@ -44,6 +45,7 @@ include "aio_records.pyx"   # aiokafka's ConsumerRecords made from consumed Mess
 include "arrow_buffers.pyx"  # the memory of Arrow batches: buffers, their export, a pool
 include "arrow.pyx"         # columnar consume: messages into Arrow batches, their schema
 include "arrow_sink.pyx"    # the Arrow sink: rows of Arrow arrays produced in one C loop
+include "avro_encode.pyx"   # Avro binary encoding of one record (the Avro serializer)
 include "share_consumer.pyx"  # ShareConsumer (one rd_kafka_share_t), KIP-932 share groups
 include "admin_types.pyx"  # admin result events -> plain Python data
 include "admin.pyx"        # _AdminClientImpl: admin requests, the result queue

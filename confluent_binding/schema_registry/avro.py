@@ -11,8 +11,10 @@ from fastavro.repository.base import AbstractSchemaRepository
 from fastavro.schema import expand_schema, load_schema
 from fastavro.validation import validate
 
+from .._core import _avro_encode
 from ..serialization import SerializationContext, SerializationError
 from ._aserde import _serde_family
+from ._avro_program import avro_program
 from ._rules import (
     FieldTransform,
     FieldType,
@@ -399,9 +401,14 @@ class AvroSerializer(BaseSerializer):
         self._parsed_schema = None
         self._schema_name = None
         self._plain_bytes = False
+        # the compiled encoder's program (None: fastavro writes every record); fastavro's
+        # strict modes check a record's extra fields, which the compiled encoder does not
+        self._program = None
         if schema is not None:
             self._parsed_schema = self._schemas.parse(schema)
             self._plain_bytes = _is_bytes(self._parsed_schema)
+            if not (self._strict or self._strict_allow_default):
+                self._program = avro_program(self._parsed_schema)
             if isinstance(self._parsed_schema, dict):
                 # a named type's full name; a primitive's is its type (a union has none)
                 self._schema_name = self._parsed_schema.get(
@@ -419,6 +426,10 @@ class AvroSerializer(BaseSerializer):
                 value = obj if self._to_dict is None else self._to_dict(obj, ctx)
                 if self._plain_bytes:
                     return framing[2] + (value if isinstance(value, bytes) else value.encode())
+                if self._program is not None:
+                    framed = _avro_encode(self._program, framing[2], value)
+                    if framed is not None:
+                        return framed
                 buf = io.BytesIO()
                 buf.write(framing[2])
                 schemaless_writer(buf, self._parsed_schema, value, strict=self._strict,
