@@ -394,6 +394,17 @@ cdef class _ArrowBuf:
 
 
 @cython.final
+cdef class _AvroColumn:
+    cdef int layout
+    cdef _ArrowBuf valid, values, offsets
+    cdef Py_ssize_t length, nulls
+    cdef list children
+
+    cdef int set_valid(self, bint valid) except -1
+    cdef inline int end_offset(self, Py_ssize_t end) except -1
+
+
+@cython.final
 @cython.no_gc
 cdef class _ArrowColumns:
     cdef _ArrowBuf key_valid, key_off, key_data

@@ -17,6 +17,7 @@ from typing import (
     Mapping,
     Optional,
     Sequence,
+    Set,
     Tuple,
     Type,
     Union,
@@ -894,6 +895,12 @@ def _partition(name: str, key: bytes, partition_count: int) -> int: ...
 _AVRO_OPS: Dict[str, int]
 _AVRO_NO_DEFAULT: object
 def _avro_encode(program: Tuple[Any, ...], prefix: bytes, datum: Any) -> Optional[bytes]: ...
+_AVRO_LAYOUTS: Dict[str, int]
+_AVRO_READS: Dict[str, int]
+def _avro_schema_ids(validity: Any, offsets: Any, data: Any, offset: int,
+                     n: int) -> Optional[Set[int]]: ...
+def _avro_decode(validity: Any, offsets: Any, data: Any, offset: int, n: int,
+                 programs: Dict[int, Any], layout: Tuple[Any, ...]) -> Optional[List[Any]]: ...
 def _produce_arrow(producer: Producer, topic: Optional[str], value: Any, key: Any = None,
                    topics: Any = None, partitions: Any = None, headers: Any = None,
                    wide_value: bool = False, wide_key: bool = False,

@@ -46,6 +46,7 @@ include "arrow_buffers.pyx"  # the memory of Arrow batches: buffers, their expor
 include "arrow.pyx"         # columnar consume: messages into Arrow batches, their schema
 include "arrow_sink.pyx"    # the Arrow sink: rows of Arrow arrays produced in one C loop
 include "avro_encode.pyx"   # Avro binary encoding of one record (the Avro serializer)
+include "avro_decode.pyx"   # framed Avro records into Arrow columns (the Spark source)
 include "share_consumer.pyx"  # ShareConsumer (one rd_kafka_share_t), KIP-932 share groups
 include "admin_types.pyx"  # admin result events -> plain Python data
 include "admin.pyx"        # _AdminClientImpl: admin requests, the result queue

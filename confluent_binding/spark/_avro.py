@@ -23,9 +23,11 @@ from __future__ import annotations
 import copy
 import io
 import json
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ..schema_registry import MessageField, SerializationError
+from .._core import _avro_decode, _avro_schema_ids
+from ..schema_registry import MessageField, SchemaRegistryError, SerializationError
+from ._avro_compiled import NotCompiled, build, column_layout, reader_program
 from ._framed import FramedDecoder, encode_rows, schema_id
 
 # Avro's named types and primitives.
@@ -269,6 +271,59 @@ class AvroDecoder(FramedDecoder):
         self._reader_canonical = json.dumps(plain(reader), sort_keys=True)
         # schema id -> (fastavro writer schema, reader schema or None when the same)
         self._writers: Dict[int, Tuple[Any, Any]] = {}
+        # the compiled decoder (see _avro_compiled): the columns it fills (None: the reader
+        # type is not one it builds) and its program per writer schema id (None: fastavro's)
+        self._named = named
+        try:
+            self._layout: Optional[Tuple[Any, ...]] = column_layout(self.type)
+        except NotCompiled:
+            self._layout = None
+        self._programs: Dict[int, Optional[tuple]] = {}
+
+    def decode(self, values: Any, where: Callable[[int], str]) -> Tuple[Any, Optional[Any]]:
+        """As :meth:`FramedDecoder.decode`; a batch whose records the compiled decoder takes
+        is decoded in one C loop, any other record by record with fastavro."""
+        import pyarrow as pa
+
+        column = self._compiled(values)
+        if column is None:
+            return super().decode(values, where)
+        return column, (pa.nulls(len(values), pa.string()) if self.permissive else None)
+
+    def _compiled(self, values: Any) -> Any:
+        import pyarrow as pa
+
+        if self._layout is None or not pa.types.is_binary(values.type) or not len(values):
+            return None
+        validity, offsets, data = values.buffers()[:3]
+        if validity is not None:
+            validity = memoryview(validity).cast("B")
+        offsets = memoryview(offsets).cast("i")
+        data = memoryview(data).cast("B") if data is not None else b""
+        ids = _avro_schema_ids(validity, offsets, data, values.offset, len(values))
+        if ids is None:
+            return None
+        programs = {}
+        for writer_id in ids:
+            if writer_id not in self._programs:
+                try:
+                    self._programs[writer_id] = self._program(writer_id, self._layout)
+                except SchemaRegistryError:
+                    return None         # record by record: each gets its error
+            programs[writer_id] = self._programs[writer_id]
+            if programs[writer_id] is None:
+                return None
+        buffers = _avro_decode(validity, offsets, data, values.offset, len(values), programs,
+                               self._layout)
+        return None if buffers is None else build(self.type, self._layout, buffers)
+
+    def _program(self, writer_id: int, layout: Tuple[Any, ...]) -> Optional[tuple]:
+        client = registry_client(self.registry)
+        schema = client.get_schema(writer_id)
+        if schema.schema_type not in (None, "AVRO"):
+            return None
+        return reader_program(Named, _loads(schema.schema_str), named_references(client, schema),
+                              self._reader_decl, self._named, layout)
 
     def _writer(self, schema_id: int) -> Tuple[Any, Any]:
         found = self._writers.get(schema_id)
