@@ -130,5 +130,27 @@ def encode_rows(column: Any, topics: List[Any], field: MessageField,
             continue
         if ctx is None or ctx.topic != topics[i]:
             ctx = SerializationContext(topics[i], field)
-        out[i] = serialize(row, ctx)
+        try:
+            out[i] = serialize(row, ctx)
+        except SchemaRegistryError as e:
+            out[i] = _serialize_after_conflict(serialize, row, ctx, e)
     return pa.array(out, type=pa.binary())
+
+
+def _serialize_after_conflict(serialize: Callable[[Any, Any], Optional[bytes]], row: Any,
+                              ctx: Any, error: Any) -> Optional[bytes]:
+    """``serialize(row, ctx)`` again after the registry refused to register the schema with
+    HTTP 409 because another task of the same write registered it at the same moment (a
+    registry such as Apicurio answers the second of two concurrent registrations so; the
+    schema is registered by then): up to 5 tries, 0.1 s apart; any other error is raised."""
+    import time
+
+    for _ in range(5):
+        if error.http_status_code != 409:
+            raise error
+        time.sleep(0.1)
+        try:
+            return serialize(row, ctx)
+        except SchemaRegistryError as e:
+            error = e
+    raise error

@@ -120,3 +120,19 @@ def read_avro_json(spark, bootstrap, topic, registry):
     """A batch read of Avro values (valueFormat=avro), as sorted JSON strings (AVRO_JSON)."""
     df = _source(spark, bootstrap, topic, valueFormat="avro", **{"schema.registry.url": registry})
     return sorted(r[0] for r in df.selectExpr(AVRO_JSON).collect())
+
+
+def registry_json(df, columns):
+    """The rows of a read of Schema Registry values as sorted JSON strings of
+    struct(offset, columns...), each column a SQL expression (named c0, c1, ...): the same
+    strings for the same rows, whichever session read them."""
+    fields = ", ".join("%s AS c%d" % (c, i) for i, c in enumerate(columns))
+    rows = df.selectExpr("to_json(struct(offset, %s)) AS row" % fields).collect()
+    return sorted(r[0] for r in rows)
+
+
+def read_registry_json(spark, bootstrap, topic, registry, columns, **options):
+    """A batch read of Schema Registry values (``options``: valueFormat, mode, valueSubject,
+    ...) as sorted JSON strings (registry_json)."""
+    options["schema.registry.url"] = registry
+    return registry_json(_source(spark, bootstrap, topic, **options), columns)

@@ -1,5 +1,5 @@
 """JSON Schema and Protobuf data in the Spark source and sink (valueFormat = json / protobuf)
-against the real broker and the real Schema Registry, in local[2].
+against the real broker and the real Schema Registry, in local[2] and on the standalone cluster.
 
 - a JSON Schema topic written with two versions of its schema by this project's
   SerializingProducer reads into typed rows of the latest version; a Protobuf topic written by
@@ -8,10 +8,15 @@ against the real broker and the real Schema Registry, in local[2].
   and the reason in ``valueError``;
 - the sink's records (schemas derived from the DataFrame) read back by confluent-kafka's
   JSONDeserializer / ProtobufDeserializer and by the source; a Protobuf sink writing with the
-  subject's latest schema registered as .proto text.
+  subject's latest schema registered as .proto text;
+- a streaming query from each format into the sink in the same format, a few records per
+  micro-batch, read back by this project's JSONDeserializer / ProtobufDeserializer;
+- on the standalone cluster (tests/support/spark_cluster.py): the same rows as in local[2] for
+  both topics, and the malformed records in both modes.
 """
 
 import datetime
+import json
 import uuid
 
 import pytest
@@ -21,6 +26,7 @@ from confluent_binding.schema_registry import Schema
 from confluent_binding.schema_registry.json_schema import JSONSerializer
 from confluent_binding.spark import NAME
 
+from tests.integration.spark.cluster_jobs import registry_json
 from tests.integration.spark.test_spark_schema_registry import _consume_all, _produce, _source
 
 pytestmark = pytest.mark.integration
@@ -79,6 +85,27 @@ def _poison_in_both_modes(spark, cluster, schema_registry, topic, fmt, subject, 
     assert rows[0].valueError is None and rows[5].valueError is None
     assert "not in the Schema Registry wire format" in rows[1].valueError
     return rows
+
+
+def _stream(spark, cluster, schema_registry, source, out, fmt, value, checkpoint):
+    """A streaming query from ``source`` (valueFormat ``fmt``, at most three records per
+    micro-batch, Trigger.AvailableNow) into ``out`` through the sink in the same format: the
+    key CAST(value.id AS STRING), the value the expression ``value`` of the non-null values.
+    Returns the numbers of records of the micro-batches that read any."""
+    src = _source(spark, cluster, schema_registry.url, stream=True, subscribe=source,
+                  valueFormat=fmt, maxOffsetsPerTrigger="3")
+    query = (
+        src.where("value IS NOT NULL")
+        .selectExpr("CAST(value.id AS STRING) AS key", "%s AS value" % value)
+        .writeStream.format(NAME)
+        .option("kafka.bootstrap.servers", cluster.bootstrap_servers)
+        .option("topic", out).option("schema.registry.url", schema_registry.url)
+        .option("valueFormat", fmt)
+        .option("checkpointLocation", checkpoint)
+        .trigger(availableNow=True).start())
+    assert query.awaitTermination(180), "the availableNow query did not end"
+    assert query.exception() is None
+    return [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]]
 
 
 # --- JSON Schema ------------------------------------------------------------------------------
@@ -243,6 +270,43 @@ def test_json_sink_read_back_by_confluent_kafka_and_the_source(
         assert {k: tuple(_plain(x) for x in v) for k, v in got.items()} == expected
     finally:
         kafka_cluster.delete_topic(topic)
+
+
+def test_json_streaming_query_into_json_sink(spark, kafka_cluster, schema_registry, registry,
+                                             json_topic, tmp_path):
+    from confluent_binding.schema_registry.json_schema import JSONDeserializer
+    from confluent_binding.serialization import MessageField, SerializationContext
+
+    source, expected = json_topic
+    out = "spark-sr-json-stream-%s" % uuid.uuid4().hex[:8]
+    kafka_cluster.create_topic(out, partitions=1)
+    try:
+        batches = _stream(spark, kafka_cluster, schema_registry, source, out, "json",
+                          "struct(value.id, value.name, value.price, value.tags, value.line, "
+                          "value.ts, value.day, value.region, value.price * 2 AS twice)",
+                          str(tmp_path / "checkpoint"))
+        assert batches == [3, 3, 1]  # 6 records and the tombstone, 3 at a time
+        assert registry.get_versions(out + "-value") == [1]
+        registered = registry.get_latest_version(out + "-value")
+        ours = JSONDeserializer(None, schema_registry_client=registry)
+        ctx = SerializationContext(out, MessageField.VALUE)
+        msgs = _consume_all(kafka_cluster, out, len(expected))
+        assert {m.value()[:5] for m in msgs} == {_frame(registered.schema_id, b"")}
+        got = {}
+        for m in msgs:
+            doc = ours(m.value(), ctx)
+            assert m.key() == str(doc["id"]).encode()
+            got[doc["id"]] = doc
+        want = {
+            i: {"id": i, "name": r[1], "price": r[2], "tags": r[5], "line": r[6],
+                "ts": "2026-05-01T12:30:15.123000Z" if r[7] is not None else None,
+                "day": r[8].isoformat() if r[8] is not None else None, "region": r[10],
+                "twice": r[2] * 2 if r[2] is not None else None}
+            for i, r in expected.items()}
+        assert got == want
+        assert len(msgs) == len(want)
+    finally:
+        kafka_cluster.delete_topic(out)
 
 
 # --- Protobuf ---------------------------------------------------------------------------------
@@ -488,6 +552,47 @@ def test_protobuf_sink_read_back_by_confluent_kafka_and_the_source(
         kafka_cluster.delete_topic(topic)
 
 
+def test_protobuf_streaming_query_into_protobuf_sink(spark, kafka_cluster, schema_registry,
+                                                     registry, proto_topic, tmp_path):
+    from confluent_binding.schema_registry.protobuf import ProtobufDeserializer
+    from confluent_binding.serialization import MessageField, SerializationContext
+
+    source, expected = proto_topic
+    out = "spark-sr-proto-stream-%s" % uuid.uuid4().hex[:8]
+    kafka_cluster.create_topic(out, partitions=1)
+    try:
+        batches = _stream(spark, kafka_cluster, schema_registry, source, out, "protobuf",
+                          "struct(value.id, value.name, value.note, value.kind, value.tags, "
+                          "value.attrs, value.line, value.ts, value.lines, value.price, "
+                          "value.price * 2 AS twice)",
+                          str(tmp_path / "checkpoint"))
+        assert batches == [3, 3, 1]  # 6 records and the tombstone, 3 at a time
+        assert registry.get_versions(out + "-value") == [1]
+        schema_id, cls = _registered_class(schema_registry, out + "-value")
+        assert cls.DESCRIPTOR.full_name == "topLevelRecord"
+        ours = ProtobufDeserializer(cls, schema_registry_client=registry)
+        ctx = SerializationContext(out, MessageField.VALUE)
+        msgs = _consume_all(kafka_cluster, out, len(expected))
+        assert {m.value()[:6] for m in msgs} == {_frame(schema_id, b"\x00")}
+        got = {}
+        for m in msgs:
+            msg = ours(m.value(), ctx)
+            assert m.key() == str(msg.id).encode()
+            got[msg.id] = (
+                msg.name, msg.note if msg.HasField("note") else None, msg.kind, list(msg.tags),
+                dict(msg.attrs), {"sku": msg.line.sku, "qty": msg.line.qty},
+                msg.ts.ToDatetime(tzinfo=datetime.timezone.utc) if msg.HasField("ts") else None,
+                [{"sku": x.sku, "qty": x.qty} for x in msg.lines], msg.price, msg.twice)
+        want = {
+            i: (r[1], r[2], r[3], r[4], r[5], r[6], TS if r[7] is not None else None, r[9],
+                r[10], r[10] * 2)
+            for i, r in expected.items()}
+        assert got == want
+        assert len(msgs) == len(want)
+    finally:
+        kafka_cluster.delete_topic(out)
+
+
 TOTAL_PROTO = """
 syntax = "proto3";
 package shop.totals;
@@ -578,3 +683,60 @@ def test_format_options_are_checked(spark, kafka_cluster, schema_registry, proto
         _sink(df.selectExpr("s AS value"), kafka_cluster, schema_registry.url, "never-written",
               valueFormat="protobuf")
 
+
+# --- on the standalone cluster ----------------------------------------------------------------
+
+FORMATS = {  # valueFormat: (the topic's fixture, its columns, the poisoned topic's fixture)
+    "json": ("json_topic", JSON_COLUMNS, "json_poisoned"),
+    "protobuf": ("proto_topic", PROTO_COLUMNS, "proto_poisoned"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_read_on_the_standalone_cluster(spark_driver, spark, kafka_cluster, schema_registry,
+                                        request, fmt):
+    fixture, columns, _ = FORMATS[fmt]
+    topic, expected = request.getfixturevalue(fixture)
+    local = registry_json(_source(spark, kafka_cluster, schema_registry.url, subscribe=topic,
+                                  valueFormat=fmt), columns)
+    got = spark_driver.call("read_registry_json", bootstrap=kafka_cluster.bootstrap_servers,
+                            topic=topic, registry=schema_registry.url, columns=list(columns),
+                            valueFormat=fmt)
+    assert got == local
+    assert len(got) == len(expected) + 1  # and the tombstone
+    rows = sorted((json.loads(r) for r in got), key=lambda r: r["offset"])
+    assert [r.get("c0") for r in rows] == sorted(expected) + [None]  # value.id
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_poison_record_on_the_standalone_cluster(spark_driver, spark, kafka_cluster,
+                                                 schema_registry, request, fmt):
+    fixture, _, poisoned_fixture = FORMATS[fmt]
+    source = request.getfixturevalue(fixture)[0]
+    poisoned = request.getfixturevalue(poisoned_fixture)
+    options = {"valueFormat": fmt, "valueSubject": source + "-value"}
+    columns = ["value.id", "value.name", "valueError"]
+
+    local = registry_json(_source(spark, kafka_cluster, schema_registry.url, subscribe=poisoned,
+                                  mode="PERMISSIVE", **options), columns)
+    got = spark_driver.call("read_registry_json", bootstrap=kafka_cluster.bootstrap_servers,
+                            topic=poisoned, registry=schema_registry.url, columns=columns,
+                            mode="PERMISSIVE", **options)
+    assert got == local
+    rows = sorted((json.loads(r) for r in got), key=lambda r: r["offset"])
+    good = {"json": (0, "n0"), "protobuf": (7, "n7")}[fmt]
+    assert [(r["offset"], r.get("c0"), r.get("c1")) for r in rows] == [
+        (0,) + good, (1, None, None), (2, None, None), (3, None, None), (4, None, None),
+        (5,) + good]
+    assert ["c2" in r for r in rows] == [False, True, True, True, True, False]
+    assert "not in the Schema Registry wire format" in rows[1]["c2"]
+
+    with pytest.raises(RuntimeError) as e:
+        spark_driver.call("read_registry_json", bootstrap=kafka_cluster.bootstrap_servers,
+                          topic=poisoned, registry=schema_registry.url, columns=columns[:2],
+                          **options)
+    kind = {"json": "JSON Schema", "protobuf": "Protobuf"}[fmt]
+    text = str(e.value)
+    assert "job failed in the Spark driver" in text, text
+    assert "Malformed %s value of %s-0 at offset 1 (mode FAILFAST)" % (kind, poisoned) in text, \
+        text
