@@ -415,9 +415,8 @@ LATE = 10
 
 
 # The aggregation's output, registered before the query and written with use.latest.version
-# (the schema a pipeline's deployment registers). Left to the sink, each of the query's two
-# tasks would register a schema under the new subject at the same moment, which the test
-# registry (Apicurio) answers 409 "already exists" in about half the cases.
+# (the schema a pipeline's deployment registers; a sink registering it itself is
+# test_sink_tasks_registering_one_new_schema_at_once).
 WINDOW = {
     "type": "record",
     "name": "Window",
