@@ -1,21 +1,24 @@
 """Avro in the Schema Registry wire format, per Arrow batch: the decoder of the source and the
 encoder of the sink.
 
-The interface is one call per batch, so that a compiled codec can take the place of this one:
+The interface is one call per batch:
 
 - :class:`AvroDecoder` ``decode(values, where) -> (column, errors)``: a binary Arrow column of
   framed records (magic byte 0, 4-byte big-endian schema id, Avro binary) in, the typed column
   out (:func:`arrow_type` of the reader schema) and, in PERMISSIVE mode, a string column with
   the reason of each record that could not be decoded.
 - :class:`AvroEncoder` ``encode(column, topics) -> binary column``: the other way, through the
-  project's :class:`~confluent_binding.schema_registry.avro.AvroSerializer`.
+  project's :class:`~confluent_binding.schema_registry.avro.AvroSerializer` (whose compiled
+  encoder writes the rows).
 
-Decoding works per record with fastavro (each record read with its writer's schema, fetched
-once per schema id, resolved to the reader's schema: Avro's schema evolution), then builds the
-Arrow column from the decoded records in one call per batch (``pyarrow.array``), so no Python
-code runs per field. Logical types whose Arrow form is the raw number (dates, times,
-timestamps) are read as numbers: fastavro creates no ``datetime`` per field and Arrow takes the
-numbers as they are; ``uuid`` is read as its string. Decimals are ``Decimal`` objects.
+A batch is decoded by the compiled loop of :mod:`._avro_compiled` (each record with its
+writer's schema, resolved to the reader's: Avro's schema evolution, compiled once per schema
+id), straight into the Arrow buffers. A batch with a record that loop does not take (a bad
+record, a union branch or schema part it does not compile) is decoded record by record with
+fastavro, the same resolution, then built into the column in one ``pyarrow.array`` call; that
+path names each bad record. Logical types whose Arrow form is the raw number (dates, times,
+timestamps) are read as numbers there: fastavro creates no ``datetime`` per field; ``uuid`` is
+read as its string. Decimals are ``Decimal`` objects.
 """
 
 from __future__ import annotations
