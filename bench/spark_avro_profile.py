@@ -37,7 +37,6 @@ import argparse
 import io
 import json
 import os
-import resource
 import statistics
 import sys
 import time
@@ -48,13 +47,9 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from _local_broker import broker  # noqa: E402
+from c3_profile import _cpu  # noqa: E402
 from serdes import AVRO_SCHEMA  # noqa: E402
 from spark_kafka import PARTITIONS, fill_avro  # noqa: E402
-
-
-def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
 
 
 def _conf(bootstrap: str) -> dict:

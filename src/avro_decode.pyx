@@ -166,6 +166,13 @@ cdef int _avro_number(_AvroColumn col, int64_t i, double d, bint is_int) except 
     return col.set_valid(True)
 
 
+cdef int _avro_binary(_AvroColumn col, const uint8_t *p, int64_t n) except -1:
+    """A string or binary value."""
+    col.values.append(p, n)
+    col.end_offset(col.values.size)
+    return col.set_valid(True)
+
+
 cdef int _avro_decimal_value(_AvroColumn col, const uint8_t *p, int64_t n) except -1:
     """Big-endian two's complement of ``n`` bytes -> 16 bytes little-endian."""
     cdef uint8_t le[16]
@@ -195,9 +202,7 @@ cdef int _avro_read(_AvroIn *r, list cols, tuple node) except -1:
         n = _avro_varint(r)
         p = _avro_take(r, n)
         if col is not None:
-            col.values.append(p, n)
-            col.end_offset(col.values.size)
-            col.set_valid(True)
+            _avro_binary(col, p, n)
     elif op == AR_UNION:
         i = _avro_varint(r)
         if i < 0 or i >= len(<tuple>node[2]):
@@ -265,16 +270,13 @@ cdef int _avro_read(_AvroIn *r, list cols, tuple node) except -1:
         if symbol is None:
             raise _AvroBad()
         if col is not None:
-            col.values.append(PyBytes_AS_STRING(symbol), PyBytes_GET_SIZE(symbol))
-            col.end_offset(col.values.size)
-            col.set_valid(True)
+            _avro_binary(col, <const uint8_t *>PyBytes_AS_STRING(symbol),
+                         PyBytes_GET_SIZE(symbol))
     elif op == AR_FIXED:
         n = node[2]
         p = _avro_take(r, n)
         if col is not None:
-            col.values.append(p, n)
-            col.end_offset(col.values.size)
-            col.set_valid(True)
+            _avro_binary(col, p, n)
     elif op == AR_DEC_BYTES:
         n = _avro_varint(r)
         p = _avro_take(r, n)
