@@ -36,8 +36,8 @@ cdef enum:
     AR_BYTES = 5      # bytes and string
     AR_FIXED = 6      # (op, col, size)
     AR_ENUM = 7       # (op, col, symbols: bytes, or None for one the reader does not take)
-    AR_DEC_BYTES = 8
-    AR_DEC_FIXED = 9  # (op, col, size)
+    AR_DEC_BYTES = 8  # (op, col, precision)
+    AR_DEC_FIXED = 9  # (op, col, size, precision)
     AR_MILLIS = 10    # a long in milliseconds into a microsecond column
     AR_RECORD = 11    # (op, col, field nodes, defaults: ((node, encoded default), ...))
     AR_ARRAY = 12     # (op, col, item node)
@@ -173,16 +173,29 @@ cdef int _avro_binary(_AvroColumn col, const uint8_t *p, int64_t n) except -1:
     return col.set_valid(True)
 
 
-cdef int _avro_decimal_value(_AvroColumn col, const uint8_t *p, int64_t n) except -1:
-    """Big-endian two's complement of ``n`` bytes -> 16 bytes little-endian."""
-    cdef uint8_t le[16]
-    cdef int64_t i
-    if n > 16:
-        raise _AvroBad()
-    memset(le, 0xff if (n and p[0] & 0x80) else 0, 16)
+cdef int _avro_decimal_value(_AvroColumn col, const uint8_t *p, int64_t n,
+                             int64_t precision) except -1:
+    """Big-endian two's complement of ``n`` bytes -> 16 bytes little-endian. Values beyond
+    int64, or beyond the column's precision, are fastavro's (which refuses the latter)."""
+    cdef uint8_t sign = 0xff if (n and p[0] & 0x80) else 0
+    cdef int64_t i, v
+    cdef int64_t high
+    for i in range(n - 8):
+        if p[i] != sign:
+            raise _AvroBad()
+    if n > 8:
+        p += n - 8
+        n = 8
+        if (p[0] & 0x80) != (sign & 0x80):
+            raise _AvroBad()
+    v = -1 if sign else 0
     for i in range(n):
-        le[i] = p[n - 1 - i]
-    col.values.append(le, 16)
+        v = <int64_t>((<uint64_t>v << 8) | p[i])
+    if precision <= 18 and (v >= _POW10[precision] or v <= -_POW10[precision]):
+        raise _AvroBad()
+    high = -1 if v < 0 else 0
+    col.values.append(&v, 8)
+    col.values.append(&high, 8)
     return col.set_valid(True)
 
 
@@ -281,12 +294,12 @@ cdef int _avro_read(_AvroIn *r, list cols, tuple node) except -1:
         n = _avro_varint(r)
         p = _avro_take(r, n)
         if col is not None:
-            _avro_decimal_value(col, p, n)
+            _avro_decimal_value(col, p, n, node[2])
     elif op == AR_DEC_FIXED:
         n = node[2]
         p = _avro_take(r, n)
         if col is not None:
-            _avro_decimal_value(col, p, n)
+            _avro_decimal_value(col, p, n, node[3])
     elif op == AR_NULL:
         if col is not None:
             _avro_null(cols, c)

@@ -196,7 +196,9 @@ class _Compiler:
         if wk == "fixed":
             if rk != "fixed" or wd["name"] != rd["name"] or wd["size"] != rd["size"]:
                 raise NotCompiled("fixed")
-            return (R["dec_fixed" if wl else "fixed"], col, int(wd["size"]))
+            if wl:
+                return (R["dec_fixed"], col, int(wd["size"]), wl[1])
+            return (R["fixed"], col, int(wd["size"]))
         if wk == "array":
             if rk != "array":
                 raise NotCompiled("array")
@@ -212,7 +214,7 @@ class _Compiler:
         if wk != rk and rk not in _PROMOTIONS.get(wk, ()):
             raise NotCompiled("%s -> %s" % (wk, rk))
         if isinstance(wl, tuple):
-            return (R["dec_bytes"], col)
+            return (R["dec_bytes"], col, wl[1])
         if wl in ("timestamp-millis", "local-timestamp-millis"):
             return (R["millis"], col)
         return (R[{"boolean": "bool", "int": "int", "long": "int", "float": "float",

@@ -210,3 +210,24 @@ def test_a_union_branch_it_does_not_take_goes_to_fastavro(registry):
     column, errors = decoder.decode(batch, where)
     assert [e is None for e in errors.to_pylist()] == [True, True, False, True, True, True]
     assert column.null_count == 1
+
+
+def test_a_decimal_beyond_its_precision_goes_to_fastavro(registry):
+    """Avro's bytes do not bound a decimal's digits: a record whose decimal has more digits
+    than the schema's precision is not put in the column by the loop; the record-by-record
+    path refuses it (Arrow's decimal128(12, 2) cannot hold it)."""
+    narrow = {"type": "record", "name": "Price", "fields": [
+        {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal",
+                                    "precision": 12, "scale": 2}}]}
+    wide = json.loads(json.dumps(narrow))
+    wide["fields"][0]["type"]["precision"] = 20
+    sid = registry.register_schema("price-value", Schema(json.dumps(narrow), "AVRO"))
+    parsed = fastavro.parse_schema(wide)       # the same encoding, more digits allowed
+    amounts = [Decimal("1.25"), Decimal("-9999999999.99"), Decimal("123456789012345.67")]
+    batch = pa.array([framed(sid, parsed, {"amount": a}) for a in amounts], type=pa.binary())
+    decoder = _avro.AvroDecoder(narrow, {}, CONF, "value", True)
+    assert decoder._compiled(batch) is None
+    column, errors = decoder.decode(batch, where)
+    assert column.to_pylist()[:2] == [{"amount": a} for a in amounts[:2]]
+    assert column[2].as_py() is None and errors[2].as_py() is not None
+    assert decoder._compiled(batch.slice(0, 2)).equals(column.slice(0, 2))
