@@ -427,6 +427,28 @@ def test_keyed_rows_land_on_the_partitions_spark_connector_puts_them(
     assert len(set(placed[NAME].values())) == 6     # the keys spread over every partition
 
 
+def test_null_keyed_rows_as_spark_connector_writes_them(spark, kafka_cluster, make_topic,
+                                                         builtin_kafka):
+    """Rows without a key, through both connectors into 6 partitions: each row once, its key
+    still null. Where they land is not compared: both partitioners place keyless rows at
+    random, sticking to a partition for a while (Java per batch, librdkafka per
+    sticky.partitioning.linger.ms)."""
+    df = spark.createDataFrame([(None, "v-%d" % i) for i in range(400)],
+                               "key string, value string").repartition(4)
+    for fmt in (builtin_kafka, NAME):
+        topic = make_topic(6)
+        (df.write.format(fmt).mode("append")
+         .option("kafka.bootstrap.servers", kafka_cluster.bootstrap_servers)
+         .option("topic", topic).save())
+        rows = (spark.read.format(NAME)
+                .option("kafka.bootstrap.servers", kafka_cluster.bootstrap_servers)
+                .option("subscribe", topic).load()
+                .selectExpr("key", "CAST(value AS STRING) AS value", "partition").collect())
+        assert sorted(r.value for r in rows) == sorted("v-%d" % i for i in range(400)), fmt
+        assert all(r.key is None for r in rows), fmt
+        assert all(0 <= r.partition < 6 for r in rows), fmt
+
+
 def test_splits_with_max_records_and_min_partitions():
     ranges = [OffsetRange("t", 0, 0, 100), OffsetRange("t", 1, 10, 15)]
     got = split(ranges, None, 30)
