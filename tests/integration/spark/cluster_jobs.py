@@ -66,18 +66,24 @@ def stream_to_parquet(spark, bootstrap, topic, out, checkpoint, **options):
         query.stop()
 
 
-def stream_to_kafka(spark, bootstrap, topic, out_topic, checkpoint, **options):
-    """A streaming query from one topic into another through the sink, until it has read
-    everything there is; the sizes of its micro-batches."""
-    query = (
-        _source(spark, bootstrap, topic, stream=True, **options)
-        .selectExpr("key", "value")
+def stream_to_kafka(spark, bootstrap, topic, out_topic, checkpoint, select=("key", "value"),
+                    where=None, sink_options=None, **options):
+    """A streaming query from one topic into another through the sink (the rows filtered by
+    ``where``, the columns ``select``: SQL expressions; ``sink_options`` for the sink), until
+    it has read everything there is; the sizes of its micro-batches."""
+    df = _source(spark, bootstrap, topic, stream=True, **options)
+    if where:
+        df = df.where(where)
+    writer = (
+        df.selectExpr(*select)
         .writeStream.format(NAME)
         .option("kafka.bootstrap.servers", bootstrap)
         .option("topic", out_topic)
         .option("checkpointLocation", checkpoint)
-        .start()
     )
+    for k, v in (sink_options or {}).items():
+        writer = writer.option(k, v)
+    query = writer.start()
     try:
         query.processAllAvailable()
         return [p["numInputRows"] for p in query.recentProgress if p["numInputRows"]]

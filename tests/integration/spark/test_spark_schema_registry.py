@@ -25,7 +25,7 @@ from confluent_binding.schema_registry.avro import AvroDeserializer, AvroSeriali
 from confluent_binding.serialization import MessageField, SerializationContext
 from confluent_binding.spark import NAME
 
-from tests.integration.spark.cluster_jobs import AVRO_COLUMNS, AVRO_JSON
+from tests.integration.spark.cluster_jobs import AVRO_COLUMNS, AVRO_JSON, registry_json
 
 pytestmark = pytest.mark.integration
 
@@ -552,6 +552,56 @@ def test_read_on_the_standalone_cluster(spark_driver, spark, kafka_cluster, sche
                             topic=topic, registry=schema_registry.url)
     assert got == want
     assert len(got) == 13
+
+
+def test_streaming_query_on_the_standalone_cluster(spark_driver, kafka_cluster, schema_registry,
+                                                   registry, evolving, tmp_path):
+    """The local streaming query from Avro into the Avro sink, run by the cluster's
+    executors: the same micro-batches and records."""
+    topic, expected = evolving
+    out = "spark-sr-cluster-stream-%s" % uuid.uuid4().hex[:8]
+    kafka_cluster.create_topic(out, partitions=1)
+    try:
+        batches = spark_driver.call(
+            "stream_to_kafka", bootstrap=kafka_cluster.bootstrap_servers, topic=topic,
+            out_topic=out, checkpoint=str(tmp_path / "checkpoint"), where="value IS NOT NULL",
+            select=["struct(value.id AS id, value.kind AS kind, value.price AS price, "
+                    "size(value.tags) AS tags) AS value"],
+            sink_options={"schema.registry.url": schema_registry.url, "valueFormat": "avro"},
+            valueFormat="avro", maxOffsetsPerTrigger=5,
+            **{"schema.registry.url": schema_registry.url})
+        assert batches == [5, 5, 3], batches      # 13 records (a tombstone among them) / 5
+        ours = AvroDeserializer(registry)
+        got = sorted(
+            (ours(m.value(), SerializationContext(out, MessageField.VALUE))
+             for m in _consume_all(kafka_cluster, out, 12)), key=lambda r: r["id"])
+        assert got == [{"id": i, "kind": e[3], "price": e[4], "tags": len(e[2])}
+                       for i, e in sorted(expected.items())]
+    finally:
+        kafka_cluster.delete_topic(out)
+
+
+def test_poison_record_on_the_standalone_cluster(spark_driver, spark, kafka_cluster,
+                                                 schema_registry, evolving, poisoned):
+    """The poisoned topic read by the cluster's executors: in PERMISSIVE mode the rows the
+    local read gives, in FAILFAST the job fails naming the record."""
+    options = {"valueFormat": "avro", "valueSubject": evolving[0] + "-value"}
+    columns = ["value.id", "valueError"]
+    local = registry_json(_source(spark, kafka_cluster, schema_registry.url, subscribe=poisoned,
+                                  mode="PERMISSIVE", **options), columns)
+    got = spark_driver.call("read_registry_json", bootstrap=kafka_cluster.bootstrap_servers,
+                            topic=poisoned, registry=schema_registry.url, columns=columns,
+                            mode="PERMISSIVE", **options)
+    assert got == local
+    rows = sorted((json.loads(r) for r in got), key=lambda r: r["offset"])
+    assert [(r["offset"], r.get("c0")) for r in rows] == [(0, 8), (1, None), (2, None),
+                                                         (3, None), (4, 8)]
+    assert ["c1" in r for r in rows] == [False, True, True, True, False]
+    with pytest.raises(RuntimeError) as e:
+        spark_driver.call("read_registry_json", bootstrap=kafka_cluster.bootstrap_servers,
+                          topic=poisoned, registry=schema_registry.url, columns=columns[:1],
+                          **options)
+    assert "Malformed Avro value of %s-0 at offset 1 (mode FAILFAST)" % poisoned in str(e.value)
 
 
 def test_docs_example_runs(spark, kafka_cluster, schema_registry, capsys):
