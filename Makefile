@@ -323,11 +323,14 @@ bench-spark: bench-setup
 
 # The Spark source and sink on a standalone cluster (a master and two workers from PySpark's own
 # distribution) against three brokers, with executors and leaders killed mid-query: all of
-# tests/integration/spark/test_spark_cluster.py (make test runs its one unmarked test), and the
-# option tests side by side with Spark's own connector (fetched by spark-connector-jars).
+# tests/integration/spark/test_spark_cluster.py (make test runs its one unmarked test), the
+# option tests side by side with Spark's own connector (fetched by spark-connector-jars), and
+# the Schema Registry formats on the cluster (make test runs the Avro read there).
 .PHONY: test-spark-cluster spark-connector-jars
-test-spark-cluster: system $(STAMP_EXT) jars spark-connector-jars
-	$(PY) -m pytest tests/integration/spark/test_spark_cluster.py tests/integration/spark/test_spark_options.py --slow -p no:randomly --durations=0 $(PYTEST_ARGS)
+test-spark-cluster: system $(STAMP_EXT) jars schema-registry spark-connector-jars
+	$(PY) -m pytest tests/integration/spark/test_spark_cluster.py tests/integration/spark/test_spark_options.py \
+	  tests/integration/spark/test_spark_schema_registry.py tests/integration/spark/test_spark_sr_json_protobuf.py \
+	  --slow -p no:randomly --durations=0 $(PYTEST_ARGS)
 
 # Spark's own Kafka connector jars (as make bench-spark fetches them): the Spark tests then also
 # run the option tests against it, side by side. And spark-avro (from_avro; its Avro library is

@@ -402,6 +402,7 @@ cdef class _AvroColumn:
 
     cdef int set_valid(self, bint valid) except -1
     cdef inline int end_offset(self, Py_ssize_t end) except -1
+    cdef tuple buffers(self)
 
 
 @cython.final

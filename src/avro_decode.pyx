@@ -57,7 +57,9 @@ class _AvroBad(Exception):
     """A record this loop does not decode (the batch goes to fastavro)."""
 
 
+@cython.binding(False)
 @cython.final
+@cython.auto_pickle(False)
 cdef class _AvroColumn:
     """One column under construction: its validity bitmap, values and offsets."""
 
@@ -83,7 +85,7 @@ cdef class _AvroColumn:
     cdef inline int end_offset(self, Py_ssize_t end) except -1:
         return self.offsets.append_i32(<int32_t>end)
 
-    def buffers(self):
+    cdef tuple buffers(self):
         """(length, null count, validity, values, offsets) as bytes (validity None: no
         nulls)."""
         return (self.length, self.nulls, _avro_bytes(self.valid) if self.nulls else None,
@@ -340,7 +342,7 @@ def _avro_decode(validity, offsets, data, Py_ssize_t offset, Py_ssize_t n, dict 
                  tuple layout):
     """The columns (``layout``: (layout code, children) per column, the record's first) of a
     binary column of framed Avro records, decoded by the program of each record's schema id,
-    as a list of :meth:`_AvroColumn.buffers`; None when a record is one for fastavro."""
+    as a list of ``_AvroColumn.buffers()``; None when a record is one for fastavro."""
     cdef const uint8_t[:] valid = validity if validity is not None else None
     cdef const int32_t[:] off = offsets
     cdef const uint8_t[:] d = data
@@ -374,4 +376,4 @@ def _avro_decode(validity, offsets, data, Py_ssize_t offset, Py_ssize_t n, dict 
                 return None
     except _AvroBad:
         return None
-    return [c.buffers() for c in cols]
+    return [(<_AvroColumn>c).buffers() for c in cols]

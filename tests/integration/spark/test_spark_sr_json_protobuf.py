@@ -692,6 +692,7 @@ FORMATS = {  # valueFormat: (the topic's fixture, its columns, the poisoned topi
 }
 
 
+@pytest.mark.slow  # make test-spark-cluster
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_read_on_the_standalone_cluster(spark_driver, spark, kafka_cluster, schema_registry,
                                         request, fmt):
@@ -708,6 +709,7 @@ def test_read_on_the_standalone_cluster(spark_driver, spark, kafka_cluster, sche
     assert [r.get("c0") for r in rows] == sorted(expected) + [None]  # value.id
 
 
+@pytest.mark.slow  # make test-spark-cluster
 @pytest.mark.parametrize("fmt", sorted(FORMATS))
 def test_poison_record_on_the_standalone_cluster(spark_driver, spark, kafka_cluster,
                                                  schema_registry, request, fmt):
