@@ -141,15 +141,20 @@ docs: $(STAMP_EXT)
 # import-linter for the package's layers and import cycles, a source check that the compiled
 # core (src/) imports no module of the package, mypy over the package, and the public API's type
 # completeness (pyright --verifytypes) held to its floor (tests/typing/type_completeness.py).
+# Each tool runs where the venv's CPython's leg in tests/legs.txt lists it (import-linter needs
+# Python 3.11+); the ones left out are named.
 LINT_PY := confluent_binding tests examples docs setup.py bench pyspark_cbkafka.py
 LINT_CY := $(wildcard src/*.pyx src/includes/*.pxd) confluent_binding/_core.pxd
+LINT_TOOLS = $(shell $(PY) tests/support/legs.py lint)
+lint_with = $(if $(filter $(1),$(LINT_TOOLS)),$(2),@echo "lint: $(1) does not run on this leg (tests/legs.txt)")
 lint: $(VENV)/.deps-stamp
-	$(VENV)/bin/ruff check --no-cache $(LINT_PY)
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/cython-lint $(LINT_CY)
-	$(VENV)/bin/lint-imports --no-cache
-	$(VENV)/bin/python tests/unit/test_core_layering.py
-	$(VENV)/bin/mypy
-	$(PY) tests/typing/type_completeness.py
+	@test -n "$(LINT_TOOLS)" || { echo "lint: tests/legs.txt could not be read"; exit 1; }
+	$(call lint_with,ruff,$(VENV)/bin/ruff check --no-cache $(LINT_PY))
+	$(call lint_with,cython-lint,PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/cython-lint $(LINT_CY))
+	$(call lint_with,import-linter,$(VENV)/bin/lint-imports --no-cache)
+	$(call lint_with,layering,$(PY) tests/unit/test_core_layering.py)
+	$(call lint_with,mypy,$(VENV)/bin/mypy)
+	$(call lint_with,types,$(PY) tests/typing/type_completeness.py)
 
 # One pytest run over tests/ (tests/conftest.py) on TEST_WORKERS pytest-xdist workers, each with
 # its own broker and other session-scoped servers: the timing-sensitive tests first, alone on one
@@ -267,14 +272,17 @@ conformance-aiokafka: system $(STAMP_EXT) jars
 clean:
 	rm -rf build dist *.egg-info confluent_binding/*.so src/*.c src/*.html .pytest_cache
 
-# The Python matrix (not part of make test): for every CPython the package claims that this
-# machine has (pyenv's, else pythonX.Y on the PATH), a venv in .matrix/X.Y with the dev pins, the
-# extension built as a wheel against the pinned librdkafka and installed there, then tests/unit and
-# a broker round trip against the installed package; a table at the end. .venv and
-# confluent_binding/*.so are not touched; build output in build/matrix (tests/support/matrix.sh).
-# Then free-threaded 3.13 (3.13t: built once from Debian's source, tests/support/freethreaded_python.sh),
-# without the dev pins that do not install there (tests/support/freethreaded-excluded.txt).
-# Some versions only: make matrix MATRIX_PYTHONS="3.9 3.13 3.13t"
+# The Python matrix (not part of make test): for every `matrix` leg of tests/legs.txt whose CPython
+# this machine has (pyenv's, else pythonX.Y on the PATH), a venv in .matrix/X.Y with the dev pins,
+# the extension built as a wheel against the pinned librdkafka (the leg's build: internal or public
+# API) and installed there, then tests/unit and a broker round trip against the installed package,
+# and for the legs the CI workflow runs, make lint with that venv and the suite's collection; a
+# table at the end. .venv and confluent_binding/*.so are not touched; build output in build/matrix
+# (tests/support/matrix.sh). Free-threaded 3.13 (3.13t) is built once from Debian's source
+# (tests/support/freethreaded_python.sh), its venv without the dev pins that do not install there
+# (tests/support/freethreaded-excluded.txt).
+# Some legs only: make matrix MATRIX_PYTHONS="3.9 3.12-public 3.13t" (legs of tests/legs.txt, or
+# CPythons: their internal build's leg)
 MATRIX_PYTHONS ?=
 .PHONY: matrix
 matrix: system jars $(RDKAFKA_STAMP)
@@ -352,6 +360,7 @@ check-workflows: deps
 	command -v shellcheck >/dev/null || { $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null; }
 	GOBIN=$(CURDIR)/build/tools go install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
 	build/tools/actionlint .github/workflows/*.yml
+	python3 tests/support/legs.py check
 	shellcheck -x librdkafka-build/*.sh .ci/run tests/support/release.sh tests/support/musl_python.sh \
 	  tests/support/debian_orig.sh \
 	  tests/support/freethreaded_python.sh

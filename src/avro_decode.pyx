@@ -41,7 +41,7 @@ cdef enum:
     AR_MILLIS = 10    # a long in milliseconds into a microsecond column
     AR_RECORD = 11    # (op, col, field nodes, defaults: ((node, encoded default), ...))
     AR_ARRAY = 12     # (op, col, item node)
-    AR_MAP = 13       # (op, col, entries col, key col, value node)
+    AR_MAP = 13       # (op, col, entries col, key node: (AR_BYTES, key col), value node)
     AR_UNION = 14     # (op, col, branch nodes: None for null, False for not taken)
 
 _AVRO_LAYOUTS = {"bool": AL_BOOL, "i32": AL_I32, "i64": AL_I64, "f32": AL_F32, "f64": AL_F64,
@@ -201,6 +201,14 @@ cdef int _avro_decimal_value(_AvroColumn col, const uint8_t *p, int64_t n,
     return col.set_valid(True)
 
 
+cdef object _avro_choice(_AvroIn *r, tuple choices):
+    """The element of ``choices`` at the index read next (a union's branch, an enum's symbol)."""
+    cdef int64_t i = _avro_varint(r)
+    if i < 0 or i >= len(choices):
+        raise _AvroBad()
+    return choices[i]
+
+
 cdef int _avro_read(_AvroIn *r, list cols, tuple node) except -1:
     cdef int op = node[0]
     cdef Py_ssize_t c = node[1], count
@@ -219,10 +227,7 @@ cdef int _avro_read(_AvroIn *r, list cols, tuple node) except -1:
         if col is not None:
             _avro_binary(col, p, n)
     elif op == AR_UNION:
-        i = _avro_varint(r)
-        if i < 0 or i >= len(<tuple>node[2]):
-            raise _AvroBad()
-        branch = (<tuple>node[2])[i]
+        branch = _avro_choice(r, <tuple>node[2])
         if branch is None:
             if col is not None:
                 _avro_null(cols, c)
@@ -268,7 +273,7 @@ cdef int _avro_read(_AvroIn *r, list cols, tuple node) except -1:
                 _avro_varint(r)       # the block's size in bytes
             for _ in range(count):
                 if op == AR_MAP:
-                    _avro_read(r, cols, (AR_BYTES, node[3]))
+                    _avro_read(r, cols, <tuple>node[3])
                     _avro_read(r, cols, <tuple>node[4])
                     if col is not None:
                         (<_AvroColumn>cols[node[2]]).set_valid(True)
@@ -278,10 +283,7 @@ cdef int _avro_read(_AvroIn *r, list cols, tuple node) except -1:
             col.end_offset((<_AvroColumn>cols[col.children[0]]).length)
             col.set_valid(True)
     elif op == AR_ENUM:
-        i = _avro_varint(r)
-        if i < 0 or i >= len(<tuple>node[2]):
-            raise _AvroBad()
-        symbol = (<tuple>node[2])[i]
+        symbol = _avro_choice(r, <tuple>node[2])
         if symbol is None:
             raise _AvroBad()
         if col is not None:

@@ -16,6 +16,7 @@
   receives every worker's reports, checks the skips and sums the times.
 """
 
+import functools
 import importlib.util
 import os
 import re
@@ -26,6 +27,8 @@ from pathlib import Path
 import pytest
 
 from confluent_binding.testing import KafkaCluster
+
+from tests.support import legs
 
 pytest_plugins = ["confluent_binding.testing.pytest_plugin", "tests.support.schema_registry"]
 
@@ -84,6 +87,13 @@ def pytest_configure(config):
                                   "suite-rules")
 
 
+def pytest_ignore_collect(collection_path, config):
+    """The areas this leg does not run (tests/legs.txt) are not collected."""
+    if leg_skips_area(collection_path):
+        return True
+    return None
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """The suite's units and order for ``--dist loadfile`` (tests/support/parallel.py)."""
@@ -112,13 +122,30 @@ def _relative(path):
 
 
 def area_of(path):
-    """The area of a test file: its folder under tests/ ("spark" for tests/integration/spark)."""
+    """The area of a test file, or of a folder in one: its first folder under tests/ ("spark"
+    for tests/integration/spark); "other" for the files directly in tests/."""
     rel = _relative(path)
-    if rel is None:
+    if rel is None or (Path(path).suffix == ".py" and "/" not in rel):
         return "other"
-    if rel.startswith("integration/spark/"):
+    if rel == "integration/spark" or rel.startswith("integration/spark/"):
         return "spark"
-    return rel.split("/", 1)[0] if "/" in rel else "other"
+    return rel.split("/", 1)[0]
+
+
+# ---- the leg: this CPython and build in tests/legs.txt ------------------------------------------
+
+
+@functools.lru_cache(maxsize=None)
+def this_leg():
+    """The row of tests/legs.txt for this CPython and build, or None (every area runs)."""
+    return legs.leg_of(legs.this_python(), _build_name())
+
+
+def leg_skips_area(path):
+    """Whether this leg's row leaves out the area of ``path`` (a test file or folder)."""
+    leg = this_leg()
+    area = area_of(path)
+    return leg is not None and area in legs.AREAS and area not in leg.areas
 
 
 def _timing_sensitive(rel, name):
@@ -178,8 +205,25 @@ def _python_cmp(op, major, minor):
     return here < want if op == "<" else here >= want
 
 
+def _build_name():
+    from confluent_binding import build_info
+
+    return build_info()["librdkafka_api"]
+
+
+def _build_is(name):
+    return _build_name() == name
+
+
+def _leg_without(area):
+    leg = this_leg()
+    return leg is not None and area not in leg.areas
+
+
 _CONDITIONS = (
     (re.compile(r"always"), lambda: True),
+    (re.compile(r"build (internal|public)"), _build_is),
+    (re.compile(r"leg without (\w+)"), _leg_without),
     (re.compile(r"python (<|>=) (\d+)\.(\d+)"), _python_cmp),
     (re.compile(r"platform (==|!=) (\S+)"),
      lambda op, name: (sys.platform == name) == (op == "==")),
@@ -308,6 +352,12 @@ class SuiteRules:
             for worker in sorted(self.worker_seconds):
                 tr.write_line("%-12s             %9.1f s busy" % (worker,
                                                                   self.worker_seconds[worker]))
+        leg = this_leg()
+        tr.write_line("leg (tests/legs.txt): %s" % (
+            "none for CPython %s with the %s build: every area" % (
+                legs.this_python(), _build_name()) if leg is None else
+            "%s; areas not run here: %s" % (leg.name, " ".join(
+                a for a in legs.AREAS if a not in leg.areas) or "none")))
         if self.accepted:
             tr.section("skips allowed by tests/skips-allowed.txt")
             for kind, nodeid, reason, entry in self.accepted:

@@ -209,8 +209,8 @@ class _Compiler:
                 raise NotCompiled("map")
             entries = self.layout[col][1][0]
             key, item = self.layout[entries][1]
-            return (R["map"], col, entries, key, self.node(wd["values"], ws, rd["values"], rs,
-                                                           item))
+            return (R["map"], col, entries, (R["bytes"], key),
+                    self.node(wd["values"], ws, rd["values"], rs, item))
         if wk != rk and rk not in _PROMOTIONS.get(wk, ()):
             raise NotCompiled("%s -> %s" % (wk, rk))
         if isinstance(wl, tuple):
@@ -268,7 +268,8 @@ class _Compiler:
         if wk == "array":
             return (R["array"], -1, self.node(wd["items"], ws, None, None, -1))
         if wk == "map":
-            return (R["map"], -1, -1, -1, self.node(wd["values"], ws, None, None, -1))
+            return (R["map"], -1, -1, (R["bytes"], -1), self.node(wd["values"], ws, None, None,
+                                                                  -1))
         return (R[{"null": "null", "boolean": "bool", "int": "int", "long": "int",
                    "float": "float", "double": "double", "bytes": "bytes",
                    "string": "bytes"}[wk]], -1)

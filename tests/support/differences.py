@@ -156,12 +156,12 @@ DIFFERENCES = [
         api="Producer.produce_batch() callback",
         text="a per-message `callback` that is not callable raises `TypeError` at once; "
              "confluent-kafka fails only when that message's delivery report is served (out "
-             "of `flush()`: a `SystemError`, from Python 3.13 a `TypeError`).",
+             "of `flush()`: a `SystemError`, from Python 3.12 a `TypeError`).",
         reason="the mistake is reported where it is made, before anything is queued.",
         scenario=_produce_batch({"callback": 5}),
         ours=Raises(TypeError, "Message callback at index 0 must be callable"),
         theirs=(Raises(SystemError, "is not a BaseException subclass")
-                if sys.version_info < (3, 13)
+                if sys.version_info < (3, 12)
                 else Raises(TypeError, "'int' object is not callable"))),
     Difference(
         api="Producer.produce_batch() timestamp and headers",

@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# make matrix: every CPython the package claims (pyproject.toml's classifiers) that this machine
-# has, each proven on its own: a venv in .matrix/X.Y with requirements-dev.txt (and
+# make matrix: the `matrix` legs of tests/legs.txt (a CPython and a build of the extension) that
+# this machine has a CPython for, each proven on its own: a venv in .matrix/X.Y with
+# requirements-dev.txt (and
 # requirements-nodeps.txt), the extension built as a wheel against the pinned static librdkafka
 # (librdkafka-build/static) and installed into that venv, then tests/unit and a broker round trip
 # (tests/integration/test_roundtrip.py; on free-threaded legs with the thread-stress suite,
 # tests/integration/test_thread_stress.py) run against the installed package. A table at the end;
 # the exit status is 1 if any leg failed.
 #
+# The legs the CI workflow runs (`ci` in tests/legs.txt) get a dry check of what their CI job
+# runs (make test): `make lint` with that venv (the leg's lint tools, from the checkout), and the
+# collection of the whole suite against the installed wheel (every file of the leg's areas
+# imports on that CPython; the areas the leg leaves out are not collected; a skip at collection
+# that tests/skips-allowed.txt does not allow there fails it).
+#
 # The development build is left alone: the wheels are built from a copy of the sources
 # (build/matrix/src; the pinned librdkafka is linked in through symbolic links, not copied), and
 # the tests run from another copy without the package's sources (build/matrix/run), so nothing
 # shadows the installed package. Logs: build/matrix/X.Y/.
 #
-# Usage: tests/support/matrix.sh [X.Y | X.Yt ...]   (default: every claimed version, then 3.13t)
+# Usage: tests/support/matrix.sh [LEG | X.Y | X.Yt ...]   (default: every `matrix` leg; a python
+# names its internal build's leg). A `public` leg's wheel is built with CB_PUBLIC_API_ONLY=1.
 # Interpreter of X.Y: pyenv's newest X.Y.Z (PYENV_ROOT, default ~/.pyenv), else pythonX.Y on the
 # PATH, with the GIL. Of X.Yt, a free-threaded build: pythonX.Yt on the PATH, else for 3.13t the
 # one tests/support/freethreaded_python.sh builds from Debian's source (once, a few minutes).
@@ -27,10 +35,8 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 OUT=$ROOT/build/matrix
 
-mapfile -t CLAIMED < <(grep -o 'Programming Language :: Python :: 3\.[0-9]*"' pyproject.toml \
-  | grep -o '3\.[0-9]*')
-WANTED=("$@")
-[ ${#WANTED[@]} -gt 0 ] || WANTED=("${CLAIMED[@]}" 3.13t)
+# "name python build" per leg (tests/support/legs.py reads tests/legs.txt)
+LEGS=$(python3 tests/support/legs.py matrix "$@") || exit 2
 
 # shellcheck source=tests/support/pythons.sh
 source "$ROOT/tests/support/pythons.sh"   # find_python X.Y, find_freethreaded_python X.Y
@@ -123,19 +129,22 @@ export CONFLUENT_BINDING_CACHE=$ROOT/.cache
 
 declare -a ROWS
 status=0
-for v in "${WANTED[@]}"; do
+while read -r leg v want_api ci <&3; do
   freethreaded=""
   case $v in
     *t) freethreaded=1; py=$(find_freethreaded_python "${v%t}") ;;
     *) py=$(find_python "$v") ;;
   esac
   if [ -z "$py" ]; then
-    ROWS+=("$v|not here|-|-|-|-")
+    ROWS+=("$leg|not here|-|-|-|-")
     continue
   fi
   full=$("$py" -c 'import platform; print(platform.python_version())')
   venv=$ROOT/.matrix/$v
-  logs=$OUT/$v
+  logs=$OUT/$leg
+  # the build (setup.py) and the tests (tests/unit/test_wheel.py) read it
+  CB_PUBLIC_API_ONLY=$([ "$want_api" = public ] && echo 1 || echo 0)
+  export CB_PUBLIC_API_ONLY
   rm -rf "$logs" && mkdir -p "$logs"
   echo "== CPython $full ($py): logs in ${logs#"$ROOT"/}"
 
@@ -160,7 +169,7 @@ for v in "${WANTED[@]}"; do
            && "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
                 -r "$nodeps"; } >"$logs/deps.log" 2>&1; then
       tail -20 "$logs/deps.log"
-      ROWS+=("$v|$full: dependencies FAILED|-|-|-|-"); status=1
+      ROWS+=("$leg|$full: dependencies FAILED|-|-|-|-"); status=1
       continue
     fi
     echo "$want_stamp" >"$venv/.matrix-stamp"
@@ -168,16 +177,23 @@ for v in "${WANTED[@]}"; do
 
   # The wheel, built from the copy, installed into the venv.
   build="ok"
+  rm -rf "$OUT/src/build"   # no objects of another leg's build (same CPython, other API)
   if ! { CB_FREETHREADING=${freethreaded:-0} "$venv/bin/python" -m pip wheel -v \
            --disable-pip-version-check --no-deps \
            --no-build-isolation -w "$logs/wheel" "$OUT/src" \
          && "$venv/bin/python" -m pip install --disable-pip-version-check --no-deps \
               --force-reinstall "$logs"/wheel/*.whl; } >"$logs/build.log" 2>&1; then
     tail -30 "$logs/build.log"
-    ROWS+=("$v|$full|FAILED|-|-|-"); status=1
+    ROWS+=("$leg|$full|FAILED|-|-|-"); status=1
     continue
   fi
   grep -o 'confluent_binding: \(librdkafka from\|marked\).*' "$logs/build.log" || true
+  api=$(cd "$OUT/run" && "$venv/bin/python" -c \
+    'import confluent_binding as c; print(c.build_info()["librdkafka_api"])' 2>/dev/null) || api="?"
+  if [ "$api" != "$want_api" ]; then
+    echo "the wheel's librdkafka API is $api, not the leg's $want_api" >&2; build="wrong API"
+    status=1
+  fi
   # The package the tests import must be the installed one.
   where=$(cd "$OUT/run" && "$venv/bin/python" -c \
     'import confluent_binding._core as c; print(c.__file__)')
@@ -203,19 +219,35 @@ for v in "${WANTED[@]}"; do
   [ -z "$freethreaded" ] || trip_tests+=(tests/integration/test_thread_stress.py)
   trip=$(run_tests roundtrip "${trip_tests[@]}") || status=1
   echo "round trip: $trip"
-  ROWS+=("$v|$full|$build|$gil|$unit|$trip")
-done
+  # CI legs: make test's lint and the collection of every area the leg runs (see the top).
+  dry=-
+  if [ "$ci" = ci ]; then
+    dry=ok
+    make --no-print-directory lint VENV="${venv#"$ROOT"/}" >"$logs/lint.log" 2>&1 \
+      || { tail -20 "$logs/lint.log" >&2; dry="lint FAILED"; status=1; }
+    if (cd "$OUT/run" && "$venv/bin/python" -m pytest tests --collect-only -q \
+          -p no:cacheprovider) >"$logs/collect.log" 2>&1; then
+      dry="$dry, $(grep -o '[0-9]* tests collected' "$logs/collect.log" || echo '? collected')"
+    else
+      tail -20 "$logs/collect.log" >&2; dry="$dry, collection FAILED"; status=1
+    fi
+    grep -h '^lint: .* does not run' "$logs/lint.log" || true
+    grep -h '^leg (tests/legs.txt)' "$logs/collect.log" || true
+  fi
+  ROWS+=("$leg|$full|$build ($want_api)|$gil|$unit|$trip|$dry")
+done 3<<<"$LEGS"
 
 echo
 # GIL (free-threaded legs): after `import confluent_binding` / at the end of the unit run.
-printf '%-6s  %-9s  %-6s  %-7s  %-40s  %s\n' Python version build GIL "unit (tests/unit)" \
-  "round trip (test_roundtrip.py)"
+printf '%-12s  %-9s  %-15s  %-7s  %-36s  %-30s  %s\n' leg CPython build GIL \
+  "unit (tests/unit)" "round trip (test_roundtrip.py)" "CI job, dry (lint, collection)"
 for row in "${ROWS[@]}"; do
-  IFS='|' read -r v full build gil unit trip <<<"$row"
-  printf '%-6s  %-9s  %-6s  %-7s  %-40s  %s\n' "$v" "$full" "$build" "$gil" "$unit" "$trip"
+  IFS='|' read -r leg full build gil unit trip dry <<<"$row"
+  printf '%-12s  %-9s  %-15s  %-7s  %-36s  %-30s  %s\n' "$leg" "$full" "$build" "$gil" "$unit" \
+    "$trip" "${dry:--}"
 done
-case " ${WANTED[*]}" in
-  *t\ *|*t) echo "GIL (free-threaded only): after \`import confluent_binding\` / at the end of tests/unit"
-           echo "round trip of free-threaded legs: test_roundtrip.py and test_thread_stress.py" ;;
-esac
+if grep -q 't internal\|t public' <<<"$LEGS"; then
+  echo "GIL (free-threaded only): after \`import confluent_binding\` / at the end of tests/unit"
+  echo "round trip of free-threaded legs: test_roundtrip.py and test_thread_stress.py"
+fi
 exit "$status"

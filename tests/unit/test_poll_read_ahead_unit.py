@@ -9,9 +9,12 @@ import time
 
 import pytest
 
-from confluent_binding import Consumer, TopicPartition
+from confluent_binding import Consumer, TopicPartition, build_info
 
 from tests.support.configs import filled_mock
+
+pytestmark = pytest.mark.skipif(not build_info()["read_ahead"],
+                                reason="poll() reads ahead in the internal build only")
 
 TOPIC = "ahead"
 COUNT = 500

@@ -382,11 +382,13 @@ def test_unknown_partition_of_known_topic(mock_producer):
 
 
 def test_unknown_partition_of_new_topic_is_reported():
-    # metadata not known yet: the message is queued, and its report says what went wrong
-    p = Producer(mock())
+    # metadata not known yet: the message is queued, and its report says what went wrong. The
+    # mock broker answers after 0.5 s, so the topic's metadata cannot arrive within produce() (it
+    # did on a loaded machine, which turns the report into a refusal at once)
+    p = Producer(mock(**{"test.mock.broker.rtt": 500}))
     rep = Reports()
     p.produce("brand-new", b"v", partition=57, on_delivery=rep)
-    assert p.flush(10) == 0
+    assert p.flush(30) == 0
     assert rep.codes() == {KafkaError._UNKNOWN_PARTITION}
     assert rep.items[0][1].partition() == 57
     p.close()

@@ -92,8 +92,10 @@ def test_changes_made_to_a_dropped_report_do_not_leak_into_the_next(producer):
 def test_errors_and_successes_interleaved():
     # an unknown partition of a topic not known yet: queued, then reported with an error. Once
     # the topic's metadata has arrived, produce() refuses such a message at once instead (as
-    # confluent-kafka's does): on a slow machine that can happen within the loop.
-    p = Producer(mock())
+    # confluent-kafka's does). The mock broker answers after 0.5 s, so the loop ends before the
+    # metadata arrives unless the machine stalls it that long (on a loaded machine a broker
+    # answering at once had the metadata in before the first odd message).
+    p = Producer(mock(**{"test.mock.broker.rtt": 500}))
     seen, refused = [], []
 
     def cb(err, msg):
@@ -106,7 +108,7 @@ def test_errors_and_successes_interleaved():
         except KafkaException as e:
             assert i % 2 and e.args[0].code() == KafkaError._UNKNOWN_PARTITION
             refused.append(i)
-    assert p.flush(10) == 0
+    assert p.flush(30) == 0
     assert sorted(seen, key=lambda s: int(s[0])) == [
         (b"%d" % i, KafkaError._UNKNOWN_PARTITION if i % 2 else None, True, 57 if i % 2 else 0)
         for i in range(N) if i not in refused]
