@@ -5,9 +5,9 @@ import importlib
 import pkgutil
 import types
 
-import pytest
+from tests.support.aiokafka_peer import real_aiokafka
 
-aiokafka = pytest.importorskip("aiokafka")
+aiokafka = real_aiokafka()
 
 # aiokafka's modules that implement what librdkafka implements in C: the wire protocol, the
 # record formats, the connections, the fetcher, the group and transaction coordinators

@@ -11,16 +11,19 @@ import struct
 import uuid
 from decimal import Decimal
 
-import fastavro
-import pyarrow as pa
 import pytest
 
-from confluent_binding.schema_registry import Schema
-from confluent_binding.schema_registry.mock_schema_registry_client import (
+pytest.importorskip("pyspark")
+
+import fastavro  # noqa: E402
+import pyarrow as pa  # noqa: E402
+
+from confluent_binding.schema_registry import Schema  # noqa: E402
+from confluent_binding.schema_registry.mock_schema_registry_client import (  # noqa: E402
     MockSchemaRegistryClient,
 )
-from confluent_binding.spark import _avro
-from confluent_binding.spark._framed import DecodeError, FramedDecoder
+from confluent_binding.spark import _avro  # noqa: E402
+from confluent_binding.spark._framed import DecodeError, FramedDecoder  # noqa: E402
 
 UTC = datetime.timezone.utc
 CONF = {"url": "mock://compiled-decoder"}
