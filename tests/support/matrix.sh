@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # make matrix: the `matrix` legs of tests/legs.txt (a CPython and a build of the extension) that
 # this machine has a CPython for, each proven on its own: a venv in .matrix/X.Y with
-# requirements-dev.txt (and
-# requirements-nodeps.txt), the extension built as a wheel against the pinned static librdkafka
-# (librdkafka-build/static) and installed into that venv, then tests/unit and a broker round trip
-# (tests/integration/test_roundtrip.py; on free-threaded legs with the thread-stress suite,
-# tests/integration/test_thread_stress.py) run against the installed package. A table at the end;
-# the exit status is 1 if any leg failed.
+# requirements-dev.txt (and requirements-nodeps.txt), the extension built as a wheel against the
+# pinned static librdkafka (librdkafka-build/static) and installed into that venv, then
+# tests/unit and a broker round trip (tests/integration/test_roundtrip.py; on free-threaded legs
+# with the thread-stress suite, tests/integration/test_thread_stress.py) run against the installed
+# package. A table at the end; the exit status is 1 if any leg failed.
 #
 # The legs the CI workflow runs (`ci` in tests/legs.txt) get a dry check of what their CI job
 # runs (make test): `make lint` with that venv (the leg's lint tools, from the checkout), and the
@@ -35,7 +34,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 OUT=$ROOT/build/matrix
 
-# "name python build" per leg (tests/support/legs.py reads tests/legs.txt)
+# "name python build ci|-" per leg (tests/support/legs.py reads tests/legs.txt)
 LEGS=$(python3 tests/support/legs.py matrix "$@") || exit 2
 
 # shellcheck source=tests/support/pythons.sh
