@@ -35,8 +35,8 @@ pytest_plugins = ["confluent_binding.testing.pytest_plugin", "tests.support.sche
 TESTS_DIR = Path(__file__).resolve().parent
 ALLOWED_SKIPS = TESTS_DIR / "skips-allowed.txt"
 
-# The order of the areas (a folder under tests/; tests/integration/spark is "spark").
-AREAS = ("unit", "integration", "reliability", "package", "gssapi", "spark")
+# The areas (a folder under tests/; tests/integration/spark is "spark"), in the suite's order.
+AREAS = legs.AREAS
 
 # Tests that assert a delay bound: (file under tests/, test function or None for the whole file).
 TIMING_SENSITIVE = (
@@ -143,9 +143,8 @@ def this_leg():
 
 def leg_skips_area(path):
     """Whether this leg's row leaves out the area of ``path`` (a test file or folder)."""
-    leg = this_leg()
     area = area_of(path)
-    return leg is not None and area in legs.AREAS and area not in leg.areas
+    return area in AREAS and _leg_without(area)
 
 
 def _timing_sensitive(rel, name):
@@ -357,7 +356,7 @@ class SuiteRules:
             "none for CPython %s with the %s build: every area" % (
                 legs.this_python(), _build_name()) if leg is None else
             "%s; areas not run here: %s" % (leg.name, " ".join(
-                a for a in legs.AREAS if a not in leg.areas) or "none")))
+                a for a in AREAS if a not in leg.areas) or "none")))
         if self.accepted:
             tr.section("skips allowed by tests/skips-allowed.txt")
             for kind, nodeid, reason, entry in self.accepted:

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "tests" / "legs.txt"
 
 LINT_TOOLS = ("ruff", "cython-lint", "import-linter", "layering", "mypy", "types")
+# in the suite's order (tests/conftest.py runs and reports them so)
 AREAS = ("unit", "integration", "reliability", "package", "gssapi", "spark", "typing")
 BUILDS = ("internal", "public")
 RUNS = ("ci", "matrix")
