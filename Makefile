@@ -162,8 +162,9 @@ lint: $(VENV)/.deps-stamp
 # the longest-running areas first (tests/support/parallel.py); a skip or xfail that
 # tests/skips-allowed.txt does not allow fails the run; the time per area and each worker's busy
 # time are printed at the end. TEST_WORKERS=0 runs it in this one process (unit tests first,
-# Spark last).
-TEST_WORKERS ?= 2
+# Spark last). Three workers on two cores: they wait on their brokers much of the time
+# (docs/development.md).
+TEST_WORKERS ?= 3
 test: lint system system-kerberos $(STAMP_EXT) jars schema-registry spark-connector-jars $(WHEEL_STAMP) $(GSSAPI_STAMP)
 	$(PY) -m pytest $(call test_paths,tests) $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadfile) --durations=30 $(PYTEST_ARGS)
 

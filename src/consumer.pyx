@@ -486,6 +486,35 @@ cdef class Consumer(_Handle):
         """How many messages are read ahead (see _Custody) and not handed out yet (tests)."""
         return self._custody.ahead.end - self._custody.ahead.start
 
+    def _read_ahead(self):
+        """Serve librdkafka's queue without handing a message out: one fill of the read-ahead
+        (see _Custody), whose callbacks (rebalances, error_cb, ...) run here. The aiokafka face
+        serves its group with it while the application is in no get* call, as aiokafka's
+        coordinator task does. No fill while messages are kept, another call runs, or the
+        read-ahead is full or ends in an event (librdkafka serves nothing behind an event before
+        it is handed out). What a callback raised is kept for the next poll()/consume().
+
+        Returns ``(read_ahead, event_first)``: how many messages are read ahead, and whether the
+        first of them is an event (a poll() then hands it out, overtaking no message); None in
+        the build that reads nothing ahead (``build_info()["read_ahead"]``)."""
+        cdef _Custody custody = self._custody
+        cdef size_t n
+        cdef cb_section cs
+        if not CB_READ_AHEAD:
+            return None
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            n = custody.ahead.end - custody.ahead.start
+            if (custody.kept.msgs == NULL and not custody.filling and self._exc is None
+                    and self._blocking.counted == 0 and n < AHEAD
+                    and (n == 0 or custody.ahead.msgs[custody.ahead.end - 1].err == 0)):
+                custody.fill(self)
+                n = custody.ahead.end - custody.ahead.start
+            return n, n > 0 and custody.ahead.msgs[custody.ahead.start].err != 0
+        finally:
+            cb_section_end(&cs)
+
     def consume_arrow(self, int num_messages=10000, timeout=-1, end_offsets=None,
                       bint headers=False):
         """Up to ``num_messages`` messages as one ``pyarrow.RecordBatch`` with the columns of

@@ -9,11 +9,12 @@
 - No silent skips: a skip, xfail or xpass that tests/skips-allowed.txt does not allow (for this
   configuration) is listed at the end of the output with its reason, and fails the run.
 - The time spent per area (the sum of the tests' set-up, call and tear-down) is printed at the end.
-- Under pytest-xdist (`make test` runs ``-n 2 --dist loadfile``) the suite's scheduler
-  (tests/support/parallel.py) hands out whole files, or the groups of files in GROUPS, to the
-  workers: the timing-sensitive tests first, alone, then the longest-running areas (PARALLEL_ORDER)
-  first. Each worker starts the session-scoped servers its tests need; the controller, which
-  receives every worker's reports, checks the skips and sums the times.
+- Under pytest-xdist (`make test` runs ``-n TEST_WORKERS --dist loadfile``, 3 workers by
+  default) the suite's scheduler (tests/support/parallel.py) hands out whole files, or the
+  groups of files in GROUPS, to the workers: the timing-sensitive tests first, alone, then the
+  longest-running areas (PARALLEL_ORDER) first. Each worker starts the session-scoped servers
+  its tests need; the controller, which receives every worker's reports, checks the skips and
+  sums the times.
 """
 
 import functools

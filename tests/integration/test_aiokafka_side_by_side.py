@@ -58,18 +58,34 @@ async def until(poll, expected, timeout=30):
         await asyncio.sleep(0.1)
 
 
-def _recording_listener(lib, events):
+def _recording_listener(lib, events, heard=None):
     """A rebalance listener of ``lib`` that appends each call to ``events`` (a plain
-    on_partitions_revoked, a coroutine on_partitions_assigned: both kinds are served)."""
+    on_partitions_revoked, a coroutine on_partitions_assigned: both kinds are served) and
+    sets the asyncio.Event ``heard``, when given."""
 
     class Listener(lib.api.ConsumerRebalanceListener):
         def on_partitions_revoked(self, revoked):
             events.append(("revoked", sorted(p.partition for p in revoked)))
+            heard and heard.set()
 
         async def on_partitions_assigned(self, assigned):
             events.append(("assigned", sorted(p.partition for p in assigned)))
+            heard and heard.set()
 
     return Listener()
+
+
+async def listened(events, heard, done, timeout=30):
+    """Until ``done(events)``, woken by the recording listener's ``heard``."""
+    deadline = time.monotonic() + timeout
+    while not done(events):
+        heard.clear()
+        left = deadline - time.monotonic()
+        assert left > 0, events
+        try:
+            await asyncio.wait_for(heard.wait(), left)
+        except asyncio.TimeoutError:
+            pass
 
 
 def _group():
@@ -255,6 +271,132 @@ async def test_rebalance_listener_when_a_second_member_joins(kafka_cluster, make
     out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=2)))
     assert out["ours"] == out["aiokafka"]
     assert out["ours"] == {"revoked_both": True, "last": "assigned", "last_size": 1}
+
+
+async def test_idle_members_rebalance_in_the_background(kafka_cluster, make_topic):
+    """Neither member calls get*: a member's rebalances are served without it (aiokafka's
+    coordinator task). A second member's start() returns with its share while the first hears
+    the revoke and its own share; when the second stops, the first takes both partitions back.
+    The records read meanwhile were neither committed nor lost: the first reads all four
+    after that, each once."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        events, heard = [], asyncio.Event()
+        async with lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+            for i in range(4):
+                await p.send_and_wait(topic, b"%d" % i, partition=i % 2)
+        group = _group()
+        kw = dict(bootstrap_servers=bootstrap, group_id=group, auto_offset_reset="earliest",
+                  auto_commit_interval_ms=100)
+        first = lib.api.AIOKafkaConsumer(**kw)
+        first.subscribe([topic], listener=_recording_listener(lib, events, heard))
+        await first.start()
+        second = lib.api.AIOKafkaConsumer(topic, **kw)
+        try:
+            t0 = time.monotonic()
+            await second.start()
+            second_start_s = time.monotonic() - t0
+            second_share = len(second.assignment())
+            await listened(events, heard, lambda ev: len(ev[-1][1]) == 1)
+            shared = events[-2:]
+            await second.stop()
+            await listened(events, heard, lambda ev: ev[-1] == ("assigned", [0, 1]))
+            back = events[-2:]
+            records = await drain(first, 4)
+        finally:
+            await second.stop()
+            await first.stop()
+        return {"second_started_in_time": second_start_s < 15, "second_share": second_share,
+                "first_on_join": [(kind, len(parts)) for kind, parts in shared],
+                "first_on_leave": [(kind, len(parts)) for kind, parts in back],
+                "records": sorted((r.partition, r.offset, r.value) for r in records)}
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=2)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == {
+        "second_started_in_time": True, "second_share": 1,
+        "first_on_join": [("revoked", 2), ("assigned", 1)],
+        "first_on_leave": [("revoked", 1), ("assigned", 2)],
+        "records": [(0, 0, b"0"), (0, 1, b"2"), (1, 0, b"1"), (1, 1, b"3")]}
+
+
+async def test_idle_member_leaves_after_max_poll_interval(kafka_cluster, make_topic):
+    """A member in no get* call for max_poll_interval_ms (counted from its making) leaves the
+    group, its session still alive (the interval is shorter than the session timeout); the
+    busy member then reads every partition, and the idle one's listener hears the revoke. It
+    joins again at its next get* call, and reads only records produced after the busy
+    member's commit."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        idle_events = []
+        async with lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+            for i in range(2):
+                await p.send_and_wait(topic, b"%d" % i, partition=i)
+            kw = dict(bootstrap_servers=bootstrap, group_id=_group(),
+                      auto_offset_reset="earliest", auto_commit_interval_ms=100)
+            busy = lib.api.AIOKafkaConsumer(topic, **kw)
+            await busy.start()
+            idle = lib.api.AIOKafkaConsumer(max_poll_interval_ms=3000, **kw)
+            idle.subscribe([topic], listener=_recording_listener(lib, idle_events))
+            try:
+                await idle.start()
+                t0 = time.monotonic()
+                first = await drain(busy, 2)
+                took = time.monotonic() - t0
+                busy_after = len(busy.assignment())
+                idle_left = [(kind, len(parts)) for kind, parts in idle_events]
+                await busy.commit()
+                for i in range(2, 4):
+                    await p.send_and_wait(topic, b"%d" % i, partition=i % 2)
+                again = await drain(idle, 1)
+            finally:
+                await busy.stop()
+                await idle.stop()
+        return {"busy_read": sorted(r.value for r in first), "left_in_time": took < 8,
+                "busy_share": busy_after, "idle_heard_on_leave": idle_left,
+                "idle_heard_on_return": [(kind, len(parts)) for kind, parts in idle_events],
+                "idle_again": all(r.value in (b"2", b"3") for r in again)}
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=2)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == {
+        "busy_read": [b"0", b"1"], "left_in_time": True, "busy_share": 2,
+        "idle_heard_on_leave": [("revoked", 0), ("assigned", 1), ("revoked", 1)],
+        "idle_heard_on_return": [("revoked", 0), ("assigned", 1), ("revoked", 1),
+                                 ("assigned", 1)],
+        "idle_again": True}
+
+
+async def test_unsubscribe_then_assign_by_hand(kafka_cluster, make_topic):
+    """A group member that unsubscribes and assigns a partition by hand reads it (the revoke
+    of its subscription, which librdkafka queues, does not take the partition away), twice
+    over, and stops."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        async with lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap) as p:
+            for i in range(20):
+                await p.send_and_wait(topic, b"%d" % i, partition=i // 10)
+        c = lib.api.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=_group(),
+                                     auto_offset_reset="earliest")
+        await c.start()
+        read = []
+        try:
+            for partition in (0, 1):
+                c.unsubscribe()
+                c.assign([lib.api.TopicPartition(topic, partition)])
+                for _ in range(10):
+                    rec = await asyncio.wait_for(c.getone(), 30)
+                    read.append((rec.partition, rec.value))
+        finally:
+            await asyncio.wait_for(c.stop(), 30)
+        return read
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic(partitions=2)))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == [(i // 10, b"%d" % i) for i in range(20)]
 
 
 async def test_transactions(kafka_cluster, make_topic):

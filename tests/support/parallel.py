@@ -1,4 +1,4 @@
-"""How `make test` spreads the suite over pytest-xdist workers (``-n 2 --dist loadfile``).
+"""How `make test` spreads the suite over pytest-xdist workers (``-n TEST_WORKERS``, loadfile).
 
 Each worker is a pytest session of its own: it starts the session-scoped servers its tests ask
 for (a broker, the secure cluster, the Schema Registry, ...), on ports and in a temporary

@@ -24,7 +24,7 @@ from typing import (
     Union,
 )
 
-from ... import OFFSET_BEGINNING, OFFSET_END, OFFSET_INVALID, KafkaError, _core
+from ... import OFFSET_BEGINNING, OFFSET_END, OFFSET_INVALID, KafkaError, _core, build_info
 from ... import TopicPartition as _TP
 from ...aio import AIOConsumer
 from ...error import KafkaException
@@ -122,6 +122,62 @@ _NO_LEADER = frozenset((KafkaError._NOENT, KafkaError.UNKNOWN_TOPIC_OR_PART,
                         KafkaError._UNKNOWN_PARTITION, KafkaError._UNKNOWN_TOPIC))
 
 
+async def _group_served(me: Any) -> None:
+    """A subscribed member's group task (``me``: a weak reference to its AIOKafkaConsumer,
+    so that an unclosed consumer can be collected), aiokafka's coordinator task as far as
+    librdkafka leaves it to the application: while no get* call waits, the group's rebalances
+    are served (the listener is called, the assignment changes) without a record handed out:
+    librdkafka's queue is served into the core's read-ahead, where positions and offsets to
+    commit do not move (``Consumer._read_ahead``; the next get* call returns what it holds).
+    That is up to the read-ahead's 64 records: a rebalance queued behind more waits for the
+    next get* call. A member in no get* call for ``max_poll_interval_ms`` leaves the group, as
+    aiokafka's does (librdkafka's own interval is reset by these reads), and joins again at
+    its next get* call. Ends when the consumer stops (or is collected)."""
+    face = me()
+    consumer = face._consumer
+    try:
+        while face is not None and not face._closed:
+            wait = None
+            if face._gets:
+                done = face._gets_done
+                face = None
+                await done.wait()
+                face = me()
+                continue
+            event = face._serve_queue()[1]
+            if event is not None:
+                if _quiet([event]):
+                    face._raise_for(event.error())      # logged
+                else:
+                    consumer._buffered.append(event)    # raised by the next get* call
+                continue
+            if consumer._rebalancing:
+                face = None
+                await consumer._settle_rebalance()
+                face = me()
+                continue
+            now = time.monotonic()
+            if face._polled:
+                face._polled = False
+                face._idle_since = now
+            if not face._left and (face._topics or face._pattern):
+                # (after serving: a rebalance that comes when the member has been idle too
+                # long is heard, then the member leaves rather than joins again, as aiokafka's)
+                idle = now - face._idle_since
+                if idle >= face._max_poll_s:
+                    face._leave_idle()
+                    continue
+                # a get* call is noticed at the next look: looks a quarter interval apart
+                wait = min(face._max_poll_s - idle, face._max_poll_s / 4)
+            face = None
+            await consumer._wakeup.wait(wait)
+            face = me()
+    except Exception:
+        if not (consumer._closed or consumer._closing):     # (else: stopped meanwhile)
+            log.exception("consumer: the group task failed; rebalances are served only in "
+                          "the get* calls from now on")
+
+
 class AIOKafkaConsumer:
     """aiokafka's consumer: ``getone()``/``getmany()``/``async for`` return
     :class:`ConsumerRecord`; offsets, seeks, pauses, the group (``group_id``, ``subscribe`` with
@@ -187,6 +243,19 @@ class AIOKafkaConsumer:
         self._rewind: Dict[Any, int] = {}
         # (topic, partition) -> the reset error librdkafka stopped fetching it with
         self._stuck: Dict[Any, Exception] = {}
+        # the group task (_group_served): aiokafka's max_poll_interval_ms, the get* calls
+        # waiting (aiokafka's fetch context), whether one returned since the task last looked,
+        # and whether the member left the group for want of them
+        self._max_poll_s = int(kwargs.get("max_poll_interval_ms", 300000)) / 1e3
+        self._group_task: Optional["asyncio.Task[None]"] = None
+        self._gets = 0
+        self._gets_done: Optional[asyncio.Event] = None
+        self._polled = False
+        self._idle_since = time.monotonic()    # idle since made, as aiokafka's member
+        self._left = False
+        self._assignment_heard: Optional[asyncio.Event] = None     # (_assignment_waited)
+        self._joins_heard = 0           # joins in effect, their listener called
+        self._joins_subscribed = 0      # self._joins_heard when subscribe() was last called
         if topics:
             self._validate_topics(topics)
 
@@ -222,14 +291,41 @@ class AIOKafkaConsumer:
         if self._topics or self._pattern:
             self._subscribe_now()
             # With group_id=None too: aiokafka's start() then assigns every partition of the
-            # topics (here the private group assigns them). Not while another member of the
-            # group runs in this process: the join needs that member's rebalance served, which
-            # happens in its own get* calls (aiokafka's coordinator task needs none), not while
-            # this start() waits; the join then goes on in the get* calls.
-            if sibling is None or sibling._consumer is None or sibling._consumer._closed:
+            # topics (here the private group assigns them). Another member of the group in
+            # this process has its rebalance served by its group task; without one (the build
+            # that reads nothing ahead) only in its own get* calls, not while this start()
+            # waits: the join then goes on in the get* calls.
+            if (sibling is None or sibling._group_task is not None
+                    or sibling._consumer is None or sibling._consumer._closed):
                 await self._wait_joined()
+            self._start_group_task()
         elif self._manual is not None:
             self._consumer._consumer.assign(self._manual)
+
+    def _start_group_task(self) -> None:
+        """Start the group task of a subscribed member (_group_served), in the build that
+        reads ahead."""
+        if (self._group_task is None and self._group_id is not None
+                and build_info()["read_ahead"]):
+            self._gets_done = asyncio.Event()
+            self._gets_done.set()
+            self._group_task = self._consumer._loop.create_task(_group_served(weakref.ref(self)))
+
+    def _leave_idle(self) -> None:
+        """Leave the group after ``max_poll_interval_ms`` without a get* call, as aiokafka's
+        member does; the next get* call joins again (_rejoin)."""
+        log.warning("consumer: no getone()/getmany() call for %.1f s (max_poll_interval_ms): "
+                    "leaving group %s until the next one", self._max_poll_s, self._group_id)
+        self._left = True
+        self._drop_fetched(())
+        with translated():
+            self._consumer._consumer.unsubscribe()
+
+    def _rejoin(self) -> None:
+        """A get* call of a member that left the group for want of them joins again."""
+        self._left = False
+        self._idle_since = time.monotonic()
+        self._subscribe_now()
 
     async def _wait_joined(self) -> None:
         """Until the group's first assignment is in (see start()), serving the consumer's
@@ -246,21 +342,19 @@ class AIOKafkaConsumer:
         joins = self._joins
         try:
             while self._joins == joins or consumer._rebalancing or not self._fetching():
-                msg = consumer._consumer.poll(0)
-                if msg is not None:
-                    if _quiet([msg]):
-                        self._raise_for(msg.error())    # logged
-                    else:
-                        err = msg.error()
-                        if err is not None and err.code() in _JOIN_ERRORS:
-                            raise from_kafka_error(err)     # as aiokafka's start() does
-                        consumer._buffered.append(msg)
-                        if err is not None:
-                            return      # raised by the next get* call, as aiokafka's fetcher
+                took, event = self._serve_queue()
+                if event is not None:
+                    err = event.error()
+                    if err.code() in _JOIN_ERRORS:
+                        raise from_kafka_error(err)     # as aiokafka's start() does
+                    if not _quiet([event]):
+                        consumer._buffered.append(event)
+                        return      # raised by the next get* call, as aiokafka's fetcher
+                    self._raise_for(err)    # logged
                 if consumer._rebalancing:
                     await consumer._settle_rebalance()
                     continue
-                if msg is not None or self._joins != joins:
+                if took or event is not None:
                     continue
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -272,6 +366,28 @@ class AIOKafkaConsumer:
                 await consumer._wakeup.wait(min(left, 0.02) if self._joins != joins else left)
         except (KafkaException, RuntimeError) as exc:
             raise translation(exc, closed=ConsumerStoppedError) from exc
+
+    def _serve_queue(self) -> Any:
+        """Serve the consumer's queue once with no get* call to hand its records to (start(),
+        the group task): the callbacks run (rebalances), the records are read ahead, in the
+        core's custody, where their positions and the offsets to commit do not move (see
+        ``Consumer._read_ahead``); the next get* call returns them. Returns ``(took, event)``:
+        whether records were taken, and the event (a Message with ``error()`` set) first in
+        line, taken for the caller to raise or log. In the build that reads nothing ahead a
+        record is taken as a get* call takes it (its position moves) and kept in the engine's
+        buffer for the next get* call."""
+        core = self._consumer._consumer
+        before = core._taken_ahead()
+        ahead = core._read_ahead()
+        if ahead is not None:
+            if not ahead[1]:
+                return ahead[0] > before, None
+            return True, core.poll(0)       # the event, first in line: no record overtaken
+        msg = core.poll(0)
+        if msg is None or msg.error() is not None:
+            return msg is not None, msg
+        self._consumer._buffered.append(msg)
+        return True, None
 
     def _fetching(self) -> bool:
         """Whether every assigned partition has its fetch position (librdkafka knows its
@@ -299,6 +415,8 @@ class AIOKafkaConsumer:
         elif not self._closed:
             self._stopping = True
             self._closed = True
+            if self._group_task is not None:
+                self._group_task.cancel()
             with translated():
                 await self._consumer.close()
             # the get* calls it interrupted end (getmany with {}, getone with
@@ -322,8 +440,19 @@ class AIOKafkaConsumer:
 
     @property
     def _subscription(self) -> Any:
-        """What third-party code reads of aiokafka's subscription state: ``topics``."""
-        return _View(topics=self.subscription())
+        """What third-party code reads of aiokafka's subscription state: ``topics``, and
+        ``wait_for_assignment()``."""
+        return _View(topics=self.subscription(), wait_for_assignment=self._assignment_waited)
+
+    async def _assignment_waited(self) -> None:
+        """Until the subscription has partitions assigned (the listener has heard them): a
+        subscription made since the last join waits for the next one."""
+        self._c()
+        while self._joins_heard == self._joins_subscribed:
+            if self._assignment_heard is None:
+                self._assignment_heard = asyncio.Event()
+            self._assignment_heard.clear()
+            await self._assignment_heard.wait()
 
     @property
     def _coordinator(self) -> Any:
@@ -361,8 +490,11 @@ class AIOKafkaConsumer:
         self._topics = frozenset(topics)
         self._pattern = pattern
         self._listener = listener
+        self._left = False
+        self._joins_subscribed = self._joins_heard
         if self._consumer is not None:
             self._subscribe_now()
+            self._start_group_task()
 
     def _subscribe_now(self) -> Any:
         names = sorted(self._topics) or ["^" + (self._pattern or "").lstrip("^")]
@@ -376,6 +508,7 @@ class AIOKafkaConsumer:
                 return None
             face._joins += 1
             if listener is None:
+                face._join_heard()
                 return None
             revoke_first = not face._revoked
             face._revoked = False
@@ -383,14 +516,22 @@ class AIOKafkaConsumer:
 
         def revoked(consumer: Any, parts: Any) -> Any:
             face = me()
-            if face is None or face._stopping:
+            if face is not None and face._manual is not None and not face._stopping:
+                # the revoke of the subscription left by unsubscribe(), served after assign()
+                # (librdkafka queues it): answered as librdkafka expects (no partitions), then
+                # the partitions assigned by hand are assigned again at their positions
+                core = consumer._consumer
+                kept = core.position(core.assignment())
+                core.unassign()
+                core.assign(kept)
+                return None
+            if face is None or face._stopping or listener is None:
                 return None     # aiokafka does not call the listener when stopping
             face._revoked = True
             return _heard(listener, face._group_id, listener.on_partitions_revoked, _tps(parts))
 
-        kw: Dict[str, Any] = {"on_assign": self._consumer._rebalance_cb("assign", assigned)}
-        if listener is not None:
-            kw["on_revoke"] = self._consumer._rebalance_cb("revoke", revoked)
+        kw: Dict[str, Any] = {"on_assign": self._consumer._rebalance_cb("assign", assigned),
+                              "on_revoke": self._consumer._rebalance_cb("revoke", revoked)}
         with translated():
             self._consumer._consumer.subscribe(names, **kw)
 
@@ -407,6 +548,13 @@ class AIOKafkaConsumer:
         if not (engine._closed or engine._closing):
             await (engine.incremental_assign if cooperative else engine.assign)(parts)
         await _heard(listener, self._group_id, listener.on_partitions_assigned, _tps(parts))
+        self._join_heard()
+
+    def _join_heard(self) -> None:
+        """A join took effect, its listener called (see _assignment_waited)."""
+        self._joins_heard += 1
+        if self._assignment_heard is not None:
+            self._assignment_heard.set()
 
     def subscription(self) -> FrozenSet[str]:
         """The subscribed topics (a frozenset; for a pattern, the assigned topics)."""
@@ -417,6 +565,7 @@ class AIOKafkaConsumer:
     def unsubscribe(self) -> None:
         """Leave the group and drop the subscription and the assignment."""
         self._topics, self._pattern, self._manual = frozenset(), None, None
+        self._left = False
         if self._consumer is not None and not self._closed:
             self._drop_fetched(())
             with translated():
@@ -525,6 +674,9 @@ class AIOKafkaConsumer:
         if partitions:
             _check_tps(partitions)
         consumer = self._c()
+        if self._left:
+            self._rejoin()
+        self._polled = True
         if self._stuck:
             self._raise_stuck(partitions)
         while True:
@@ -539,14 +691,8 @@ class AIOKafkaConsumer:
                 msg = None
                 if not (consumer._buffered or consumer._rebalancing):
                     msg = consumer._consumer.poll(0)
-                    if consumer._rebalancing:
-                        if msg is not None:     # kept should the wait below be cancelled
-                            consumer._buffered.append(msg)
-                            msg = None
-                        await consumer._settle_rebalance()
-                if msg is None:
-                    self._clock_uses = 0
-                    msg = await consumer.poll(-1)
+                if msg is None or consumer._rebalancing:
+                    msg = await self._getone_waits(consumer, msg)
                     if msg is None:
                         continue
             except (KafkaException, RuntimeError) as exc:
@@ -570,6 +716,35 @@ class AIOKafkaConsumer:
                 return rec
             self._held.append(rec)
 
+    async def _getone_waits(self, consumer: Any, msg: Any) -> Any:
+        """getone() when it has to wait: for a rebalance's listener to finish (``msg``, taken
+        before it, is kept should the wait be cancelled), or for a record."""
+        self._gets_begun()
+        try:
+            if consumer._rebalancing:
+                if msg is not None:
+                    consumer._buffered.append(msg)
+                    msg = None
+                await consumer._settle_rebalance()
+            if msg is None:
+                self._clock_uses = 0
+                msg = await consumer.poll(-1)
+            return msg
+        finally:
+            self._gets_ended()
+
+    def _gets_begun(self) -> None:
+        """A get* call waits (aiokafka's fetch context): the group task serves nothing."""
+        self._gets += 1
+        if self._gets_done is not None:
+            self._gets_done.clear()
+
+    def _gets_ended(self) -> None:
+        self._gets -= 1
+        self._polled = True
+        if self._gets == 0 and self._gets_done is not None:
+            self._gets_done.set()
+
     async def getmany(self, *partitions: TopicPartition, timeout_ms: int = 0,
                       max_records: Optional[int] = None
                       ) -> Dict[TopicPartition, List[ConsumerRecord]]:
@@ -581,9 +756,12 @@ class AIOKafkaConsumer:
         if max_records is not None and (not isinstance(max_records, int) or max_records < 1):
             raise ValueError("`max_records` must be a positive Integer")
         consumer = self._c()
+        if self._left:
+            self._rejoin()
         if self._stuck:
             self._raise_stuck(partitions)
         limit = max_records or self._max_poll_records or 500
+        self._gets_begun()
         try:
             msgs = await consumer.consume(limit - min(len(self._held), limit), 0)
             if not self._held and timeout_ms and _quiet(msgs):
@@ -606,6 +784,8 @@ class AIOKafkaConsumer:
                         break
         except (KafkaException, RuntimeError) as exc:
             raise translation(exc, closed=ConsumerStoppedError) from exc
+        finally:
+            self._gets_ended()
         # grouped by (topic, partition), the records held back first; the new ones made and
         # grouped in one compiled call
         groups: Dict[Tuple[str, int], List[ConsumerRecord]] = {}
