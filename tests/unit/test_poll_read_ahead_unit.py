@@ -104,3 +104,29 @@ def test_no_call_overtakes_a_read_ahead_whose_callback_runs(bootstrap):
     assert msg is None and waited >= 0.25   # waited for the read-ahead, then timed out
     assert rest(c, got) == list(range(COUNT))
     c.close()
+
+
+def test_read_ahead_serves_without_handing_out(bootstrap):
+    """Consumer._read_ahead() (the aiokafka face's group task; the rebalances it serves are
+    tested there): messages taken into the read-ahead, none handed out, the position unmoved;
+    it takes no more than the read-ahead holds; poll() and consume() then hand every offset
+    out once, in order, and the position follows them."""
+    c = consumer(bootstrap)
+    tp = [TopicPartition(TOPIC, 0)]
+    end = time.monotonic() + 10
+    ahead = (0, False)
+    while ahead[0] < 64 and time.monotonic() < end:
+        ahead = c._read_ahead()
+        time.sleep(0.01)            # librdkafka fetches meanwhile
+    assert ahead == (64, False)     # full: it takes no more
+    assert c._read_ahead() == (64, False)
+    assert c.position(tp)[0].offset < 0     # nothing handed out: no position yet
+    got = [c.poll(1.0).offset()]
+    assert c.position(tp)[0].offset == 1
+    while len(got) < COUNT and time.monotonic() < end:
+        got.extend(m.offset() for m in c.consume(100, 0.2) if m.error() is None)
+    assert got == list(range(COUNT))
+    assert c.position(tp)[0].offset == COUNT
+    c.close()
+    with pytest.raises(RuntimeError):
+        c._read_ahead()
