@@ -827,6 +827,38 @@ def test_unsubscribe_stops_delivery(kafka_cluster, topic):
     c.close()
 
 
+@pytest.mark.parametrize("lib", ["confluent_binding", "confluent_kafka"])
+def test_commit_after_unsubscribe_then_assign(kafka_cluster, topic, lib):
+    """After unsubscribe() (the group left: no member id), partitions assigned by hand are read
+    and their offsets committed, as a consumer that never joined commits them. confluent-kafka's
+    librdkafka sends that commit with the generation of the group it left, and the broker
+    refuses it (UNKNOWN_MEMBER_ID); the pinned build is patched (librdkafka-build/patches/0007)."""
+    m = pytest.importorskip(lib)
+    _produce_n(kafka_cluster, topic, 5, partition=0)
+    revoked = []
+    c = m.Consumer(_conf(kafka_cluster, "range", _group_id(), **{"auto.offset.reset": "earliest"}))
+    c.subscribe([topic], on_revoke=lambda consumer, parts: revoked.append(len(parts)))
+    got = []
+    _until(c, lambda: len(got) >= 5, on_message=_data_only(got), what="5 messages")
+    c.unsubscribe()
+    _until(c, lambda: revoked and not c.assignment() and c.memberid() is None,
+           on_message=_data_only(got), what="the group left")
+    c.assign([m.TopicPartition(topic, 0, 2)])
+    got.clear()
+    _until(c, lambda: len(got) >= 3, on_message=_data_only(got), what="3 messages")
+    assert [msg.offset() for msg in got] == [2, 3, 4]
+    offsets = [m.TopicPartition(topic, 0, 5)]
+    if lib == "confluent_kafka":
+        with pytest.raises(m.KafkaException) as refused:
+            c.commit(offsets=offsets, asynchronous=False)
+        assert refused.value.args[0].code() == m.KafkaError.UNKNOWN_MEMBER_ID
+    else:
+        committed = c.commit(offsets=offsets, asynchronous=False)
+        assert [(tp.partition, tp.offset, tp.error) for tp in committed] == [(0, 5, None)]
+        assert [tp.offset for tp in c.committed([m.TopicPartition(topic, 0)], 10)] == [5]
+    c.close()
+
+
 def test_manual_assignment_without_subscription(kafka_cluster, make_topic):
     topic = make_topic(partitions=2)
     for p in range(2):
