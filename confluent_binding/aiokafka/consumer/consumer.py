@@ -146,10 +146,7 @@ async def _group_served(me: Any) -> None:
                 continue
             event = face._serve_queue()[1]
             if event is not None:
-                if _quiet([event]):
-                    face._raise_for(event.error())      # logged
-                else:
-                    consumer._buffered.append(event)    # raised by the next get* call
+                face._keep_event(event)
                 continue
             if consumer._rebalancing:
                 face = None
@@ -344,13 +341,10 @@ class AIOKafkaConsumer:
             while self._joins == joins or consumer._rebalancing or not self._fetching():
                 took, event = self._serve_queue()
                 if event is not None:
-                    err = event.error()
-                    if err.code() in _JOIN_ERRORS:
-                        raise from_kafka_error(err)     # as aiokafka's start() does
-                    if not _quiet([event]):
-                        consumer._buffered.append(event)
+                    if event.error().code() in _JOIN_ERRORS:
+                        raise from_kafka_error(event.error())   # as aiokafka's start() does
+                    if self._keep_event(event):
                         return      # raised by the next get* call, as aiokafka's fetcher
-                    self._raise_for(err)    # logged
                 if consumer._rebalancing:
                     await consumer._settle_rebalance()
                     continue
@@ -366,6 +360,15 @@ class AIOKafkaConsumer:
                 await consumer._wakeup.wait(min(left, 0.02) if self._joins != joins else left)
         except (KafkaException, RuntimeError) as exc:
             raise translation(exc, closed=ConsumerStoppedError) from exc
+
+    def _keep_event(self, event: Any) -> bool:
+        """An error event served with no get* call to raise it (start(), the group task): one
+        aiokafka would raise is kept for the next get* call (True); the others are logged."""
+        if _quiet([event]):
+            self._raise_for(event.error())      # logged
+            return False
+        self._consumer._buffered.append(event)
+        return True
 
     def _serve_queue(self) -> Any:
         """Serve the consumer's queue once with no get* call to hand its records to (start(),
