@@ -39,6 +39,17 @@ def _release_silently(client: Any, why: str) -> None:
     client._release()
 
 
+def warn_unclosed(face: Any, name: str, client: Any, warn: Callable[..., None]) -> None:
+    """A face object garbage collected unclosed: aiokafka's ResourceWarning ("Unclosed
+    ``name`` ..."), once. The engine's client is freed first (quietly): a warning turned into
+    an error (``-W error``) still frees it, and the engine does not warn a second time."""
+    face._closed = True
+    try:
+        release_quietly(client)
+    finally:
+        warn("Unclosed {} {!r}".format(name, face), ResourceWarning, source=face)
+
+
 def release_quietly(client: Any) -> None:
     """Free the engine's client of a face object garbage collected unclosed (the face has
     warned already): on its loop's thread, as the engine frees its own."""

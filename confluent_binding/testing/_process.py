@@ -69,11 +69,15 @@ _WATCHDOG = """
 import os, select, signal, sys
 starter, server = int(sys.argv[1]), int(sys.argv[2])
 try:
-    fds = [os.pidfd_open(server), os.pidfd_open(starter)]
-    ended = select.select(fds, [], [])[0]
-    orphaned = fds[1] in ended and fds[0] not in ended
-except ProcessLookupError:          # one of them had already ended
-    orphaned = True
+    server_fd = os.pidfd_open(server)
+except ProcessLookupError:          # the server has ended: its pid may be another's by now
+    sys.exit()
+try:
+    starter_fd = os.pidfd_open(starter)
+    ended = select.select([server_fd, starter_fd], [], [])[0]
+    orphaned = starter_fd in ended and server_fd not in ended
+except ProcessLookupError:          # the starter had already ended
+    orphaned = not select.select([server_fd], [], [], 0)[0]
 if orphaned:
     try:
         os.killpg(server, signal.SIGKILL)

@@ -16,6 +16,7 @@ import pytest
 
 from confluent_binding.testing import KafkaCluster, ensure_kafka_jars
 from confluent_binding.testing._process import (
+    _WATCHDOG,
     Launcher,
     OneProcess,
     Resources,
@@ -172,6 +173,26 @@ def test_a_server_does_not_outlive_the_process_that_started_it(tmp_path):
     while not _gone(server):
         assert time.monotonic() < deadline, "the server outlived its starter"
         time.sleep(0.05)
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the watchdog needs pidfds (Linux)")
+def test_a_watchdog_whose_starter_is_already_gone_kills_the_server():
+    """The starter gone before its watchdog looked (no pidfd for it): the server, a session of
+    its own, is killed; a server already gone is left alone (its number may be another's)."""
+    def watchdog(starter, server):
+        return subprocess.run([sys.executable, "-I", "-c", _WATCHDOG, str(starter), str(server)],
+                              timeout=60).returncode
+
+    ended = subprocess.Popen(_python("pass"))
+    ended.wait()
+    server = subprocess.Popen(_python("import time; time.sleep(120)"), start_new_session=True)
+    try:
+        assert watchdog(ended.pid, server.pid) == 0
+        assert server.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        server.kill()
+        server.wait()
+    assert watchdog(os.getpid(), server.pid) == 0
 
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the watchdog needs pidfds (Linux)")

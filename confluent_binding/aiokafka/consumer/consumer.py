@@ -29,7 +29,7 @@ from ... import TopicPartition as _TP
 from ...aio import AIOConsumer
 from ...error import KafkaException
 from .. import _config
-from .._common import release_quietly, translated, translation
+from .._common import translated, translation, warn_unclosed
 from ..abc import ConsumerRebalanceListener
 from ..client import AIOKafkaClient
 from ..errors import (
@@ -258,10 +258,7 @@ class AIOKafkaConsumer:
 
     def __del__(self, _warnings: Any = warnings) -> None:
         if getattr(self, "_closed", True) is False:
-            _warnings.warn("Unclosed AIOKafkaConsumer {!r}".format(self), ResourceWarning,
-                           source=self)
-            self._closed = True
-            release_quietly(self._consumer)
+            warn_unclosed(self, "AIOKafkaConsumer", self._consumer, _warnings.warn)
 
     @staticmethod
     def _validate_topics(topics: Any) -> Any:

@@ -11,7 +11,7 @@ from ... import _core
 from ...aio import AIOProducer
 from ...error import KafkaException
 from .. import _config
-from .._common import _PURGED, release_quietly, translated, translation
+from .._common import _PURGED, translated, translation, warn_unclosed
 from ..client import AIOKafkaClient
 from ..errors import IllegalOperation, IllegalStateError, ProducerClosed, from_kafka_error
 from ..partitioner import DefaultPartitioner
@@ -98,9 +98,7 @@ class AIOKafkaProducer:
 
     def __del__(self, _warnings: Any = warnings) -> None:
         if getattr(self, "_closed", True) is False:
-            _warnings.warn("Unclosed AIOKafkaProducer {!r}".format(self), ResourceWarning,
-                           source=self)
-            release_quietly(self._producer)
+            warn_unclosed(self, "AIOKafkaProducer", self._producer, _warnings.warn)
 
     async def start(self) -> None:
         """Create the librdkafka producer (and initialise transactions when
