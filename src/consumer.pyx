@@ -9,8 +9,10 @@ from includes.rdkafka cimport (
     RD_KAFKA_RESP_ERR_NO_ERROR,
     RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS,
     RD_KAFKA_RESP_ERR__FATAL,
+    RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED,
     RD_KAFKA_RESP_ERR__PARTITION_EOF,
     RD_KAFKA_RESP_ERR__STATE,
+    cb_last_stable_offset,
     rd_kafka_assign,
     rd_kafka_assignment,
     rd_kafka_assignment_lost,
@@ -701,6 +703,26 @@ cdef class Consumer(_Handle):
                                                                &high, tmout)
             _check(err, "Failed to get watermark offsets")
             return (low, high)
+        finally:
+            cb_section_end(&cs)
+
+    def _last_stable_offset(self, TopicPartition partition):
+        """The last stable offset of ``partition`` as of its last fetch response (-1001 before
+        one), which librdkafka keeps beside the cached watermarks; None in the build without
+        librdkafka's internals (``build_info()["librdkafka_api"] == "public"``). For the
+        aiokafka face's ``last_stable_offset()``."""
+        cdef bytes topic = partition.topic.encode()
+        cdef int64_t lso = 0
+        cdef rd_kafka_resp_err_t err
+        cdef cb_section cs
+        cb_section_begin(&cs, self)
+        try:
+            self._ensure_open()
+            err = cb_last_stable_offset(self._rk, topic, partition.partition, &lso)
+            if err == RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED:
+                return None
+            _check(err, "Failed to get the last stable offset")
+            return lso
         finally:
             cb_section_end(&cs)
 

@@ -60,6 +60,7 @@ cdef extern from "librdkafka/rdkafka.h" nogil:
         RD_KAFKA_RESP_ERR__CONFLICT
         RD_KAFKA_RESP_ERR__FATAL
         RD_KAFKA_RESP_ERR__PURGE_QUEUE
+        RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED
         RD_KAFKA_RESP_ERR_NO_ERROR
         RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE
 
@@ -470,3 +471,5 @@ cdef extern from "rdkafka_fast.h" nogil:
                                                   size_t rkmessages_size)
     bint cb_hand_out(rd_kafka_t *rk, rd_kafka_message_t *rkmessage)
     long long cb_coarse_ms()
+    rd_kafka_resp_err_t cb_last_stable_offset(rd_kafka_t *rk, const char *topic,
+                                              int32_t partition, int64_t *lso)

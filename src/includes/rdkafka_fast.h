@@ -21,6 +21,11 @@
  * queue would have dropped it (the version check of rd_kafka_q_serve_rkmessages) and for a
  * control message (its position moves here, in order). Without the internals CB_READ_AHEAD is 0.
  *
+ * cb_last_stable_offset(): a partition's last stable offset as of its last fetch response, as
+ * rd_kafka_get_watermark_offsets() reads its high watermark (librdkafka keeps it, for the
+ * consumer lag of read_committed consumers, and exposes it only in the statistics). Without the
+ * internals it is RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED.
+ *
  * cb_coarse_ms(): a cheap monotonic clock in milliseconds (a few ms of resolution), for the
  * read-ahead only (windows.h and time.h come with librdkafka's internal headers).
  */
@@ -85,6 +90,18 @@ static inline int cb_hand_out(rd_kafka_t *rk, rd_kafka_message_t *rkmessage) {
         return 1;
 }
 
+static inline rd_kafka_resp_err_t cb_last_stable_offset(rd_kafka_t *rk, const char *topic,
+                                                        int32_t partition, int64_t *lso) {
+        rd_kafka_toppar_t *rktp = rd_kafka_toppar_get2(rk, topic, partition, 0, 1);
+        if (!rktp)
+                return RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION;
+        rd_kafka_toppar_lock(rktp);
+        *lso = rktp->rktp_ls_offset;
+        rd_kafka_toppar_unlock(rktp);
+        rd_kafka_toppar_destroy(rktp);
+        return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
 #ifdef _WIN32
 static inline long long cb_coarse_ms(void) { return (long long)GetTickCount64(); }
 #else
@@ -117,6 +134,7 @@ static inline void cb_topic_release(rd_kafka_topic_t *rkt) {
 #define rd_kafka_consume_batch_queue_deferred rd_kafka_consume_batch_queue
 #define cb_hand_out(rk, rkmessage) 1
 #define cb_coarse_ms() 0LL
+#define cb_last_stable_offset(rk, topic, partition, lso) RD_KAFKA_RESP_ERR__NOT_IMPLEMENTED
 #endif
 
 

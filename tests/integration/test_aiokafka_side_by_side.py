@@ -471,6 +471,49 @@ async def test_transactions(kafka_cluster, make_topic):
                            "more": {}}
 
 
+@pytest.mark.skipif(build_info()["librdkafka_api"] == "public",
+                    reason="the last stable offset is read from librdkafka's internals")
+async def test_last_stable_offset_and_highwater_around_a_transaction(kafka_cluster, make_topic):
+    """A read_committed consumer behind an open transaction: nothing handed out, the last
+    stable offset at the transaction's first record, the high watermark past the record
+    produced after it; once committed, both records, then both offsets past the marker."""
+    bootstrap = kafka_cluster.bootstrap_servers
+
+    async def scenario(lib, name, topic):
+        tx = lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap,
+                                      transactional_id="sbs-" + uuid.uuid4().hex)
+        plain = lib.api.AIOKafkaProducer(bootstrap_servers=bootstrap)
+        c = lib.api.AIOKafkaConsumer(topic, bootstrap_servers=bootstrap,
+                                     auto_offset_reset="earliest",
+                                     isolation_level="read_committed")
+        for client in (tx, plain, c):
+            await client.start()
+        tp = lib.api.TopicPartition(topic, 0)
+        out = {"handed_out_while_open": []}
+
+        async def offsets():
+            for recs in (await c.getmany(timeout_ms=200)).values():
+                out["handed_out_while_open"].extend(r.value for r in recs)
+            return c.last_stable_offset(tp), c.highwater(tp)
+
+        try:
+            await tx.begin_transaction()
+            await tx.send_and_wait(topic, b"in", partition=0)
+            await plain.send_and_wait(topic, b"out", partition=0)
+            await until(offsets, (0, 2))
+            await tx.commit_transaction()
+            out["read"] = [r.value for r in await drain(c, 2)]
+            await until(offsets, (3, 3))   # past the commit marker
+        finally:
+            for client in (c, plain, tx):
+                await client.stop()
+        return out
+
+    out = await both(lambda lib, name: scenario(lib, name, make_topic()))
+    assert out["ours"] == out["aiokafka"]
+    assert out["ours"] == {"handed_out_while_open": [], "read": [b"in", b"out"]}
+
+
 async def test_admin(kafka_cluster, make_topic):
     bootstrap = kafka_cluster.bootstrap_servers
 

@@ -956,10 +956,14 @@ class AIOKafkaConsumer:
         return hi if hi >= 0 else None
 
     def last_stable_offset(self, partition: TopicPartition) -> Optional[int]:
-        """The partition's end offset as of the last fetch (None before one). librdkafka does
-        not expose the fetch's last stable offset apart from its high watermark: this is the
-        high watermark, which equals the last stable offset when no transaction is open."""
-        return self.highwater(partition)
+        """The partition's last stable offset as of the last fetch (None before one): below
+        it, every transaction is decided. In the public-API build, which cannot read it, the
+        high watermark (the same while no transaction is open)."""
+        self._assigned([partition])
+        lso = self._c()._consumer._last_stable_offset(_TP(partition.topic, partition.partition))
+        if lso is None:
+            return self.highwater(partition)
+        return lso if lso >= 0 else None
 
     def last_poll_timestamp(self, partition: TopicPartition) -> Optional[int]:
         """When records of ``partition`` were last returned (ms since the epoch; None before
