@@ -369,7 +369,7 @@ check-workflows: deps
 	  $(PY) -m cibuildwheel --print-build-identifiers --platform $$1 --archs $$2 | tr '\n' ' '; echo; done
 
 # ---- Reliability: long runs, sanitizers, soak (README "Reliability") ----------------------------
-.PHONY: reliability-long asan valgrind soak sanitizer-tools
+.PHONY: reliability-long asan tsan valgrind soak sanitizer-tools
 # The fault tests at full size: 1,000,000 messages through a three-broker cluster whose partition
 # leaders are SIGKILLed (the default suite runs 200,000).
 reliability-long: system $(STAMP_EXT) jars
@@ -380,9 +380,10 @@ reliability-long: system $(STAMP_EXT) jars
 soak: system $(STAMP_EXT) jars
 	$(PY) -m pytest $(call test_paths,tests/soak) --slow -s $(PYTEST_ARGS)
 
-# gcc's AddressSanitizer runtime and valgrind.
+# gcc's AddressSanitizer and ThreadSanitizer runtimes and valgrind.
 sanitizer-tools:
 	@missing=""; [ -e "$$(gcc -print-file-name=libasan.so)" ] || missing="$$missing libasan8"; \
+	[ -e "$$(gcc -print-file-name=libtsan.so)" ] || missing="$$missing libtsan2"; \
 	command -v valgrind >/dev/null || missing="$$missing valgrind"; \
 	if [ -n "$$missing" ]; then \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
@@ -396,12 +397,36 @@ sanitizer-tools:
 ASAN_DIR := build/asan
 ASAN_TESTS ?= tests/unit
 asan: sanitizer-tools $(STAMP_EXT)
-	PY=$(CURDIR)/$(PY) bash librdkafka-build/build-asan.sh $(ASAN_DIR)
+	PY=$(CURDIR)/$(PY) bash librdkafka-build/build-sanitized.sh address $(ASAN_DIR)
 	rm -rf $(ASAN_DIR)/reports && mkdir -p $(ASAN_DIR)/reports
 	cd $(ASAN_DIR)/tree && LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" PYTHONMALLOC=malloc LSAN_OPTIONS=exitcode=0 \
 	  ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:log_path=$(CURDIR)/$(ASAN_DIR)/reports/asan:detect_stack_use_after_return=0:allocator_may_return_null=1" \
 	  PYTHONPATH=$(CURDIR)/$(ASAN_DIR)/tree $(CURDIR)/$(PY) -m pytest $(ASAN_TESTS) -p no:cacheprovider -q $(PYTEST_ARGS); \
 	  status=$$?; cd $(CURDIR) && $(PY) tests/sanitize/lsan_report.py $(ASAN_DIR)/reports && exit $$status
+
+# The thread-stress suite (and any TSAN_TESTS) on free-threaded CPython 3.13 built with
+# ThreadSanitizer (tests/support/freethreaded_python.sh, CB_FREETHREADED_TSAN=1; built once, outside
+# the checkout), with librdkafka and the extension instrumented alike (built apart, in build/tsan/).
+# Its venv has only what those tests import. Fails on a report with a frame in the extension or
+# librdkafka (tests/sanitize/tsan_report.py); CPython's own suppressions for its known reports
+# apply; the reports stay in build/tsan/reports/. Slow: the interpreter runs 5-15 times slower.
+TSAN_DIR := build/tsan
+TSAN_TESTS ?= tests/integration/test_thread_stress.py
+TSAN_REQUIREMENTS := setuptools|Cython|pytest|pytest-timeout|pytest-asyncio
+tsan: sanitizer-tools system jars $(RDKAFKA_STAMP)
+	mkdir -p $(TSAN_DIR)
+	py=$$(CB_FREETHREADED_TSAN=1 bash tests/support/freethreaded_python.sh) && \
+	  { test -x $(TSAN_DIR)/venv/bin/python || $$py -m venv $(TSAN_DIR)/venv; } && \
+	  grep -E '^($(TSAN_REQUIREMENTS)) *==' requirements-dev.txt > $(TSAN_DIR)/requirements.txt && \
+	  TSAN_OPTIONS=report_bugs=0 $(TSAN_DIR)/venv/bin/python -m pip install -q --disable-pip-version-check \
+	    -r $(TSAN_DIR)/requirements.txt
+	TSAN_OPTIONS=report_bugs=0 CB_FREETHREADING=1 PY=$(CURDIR)/$(TSAN_DIR)/venv/bin/python \
+	  bash librdkafka-build/build-sanitized.sh thread $(TSAN_DIR)
+	rm -rf $(TSAN_DIR)/reports && mkdir -p $(TSAN_DIR)/reports
+	cd $(TSAN_DIR)/tree && CONFLUENT_BINDING_CACHE=$(CURDIR)/.cache PYTHONPATH=$(CURDIR)/$(TSAN_DIR)/tree \
+	  TSAN_OPTIONS="suppressions=$$(dirname $$(readlink -f ../venv/bin/python))/../share/tsan-suppressions.txt:log_path=$(CURDIR)/$(TSAN_DIR)/reports/tsan:exitcode=0:second_deadlock_stack=1" \
+	  $(CURDIR)/$(TSAN_DIR)/venv/bin/python -m pytest $(TSAN_TESTS) -p no:cacheprovider -q -o timeout=1800 $(PYTEST_ARGS); \
+	  status=$$?; cd $(CURDIR) && $(PY) tests/sanitize/tsan_report.py $(TSAN_DIR)/reports && exit $$status
 
 # The same tests under valgrind memcheck with the normal build (slow: a selection by default).
 VALGRIND_TESTS ?= tests/unit/test_types.py tests/unit/test_producer_unit.py

@@ -7,6 +7,10 @@
 #
 #   py=$(bash tests/support/freethreaded_python.sh)      # .../bin/python3.13t
 #
+# With CB_FREETHREADED_TSAN=1: the same interpreter built with ThreadSanitizer
+# (--with-thread-sanitizer) into a prefix of its own, for make tsan; CPython's own suppressions
+# for its known free-threading reports are kept as share/tsan-suppressions.txt in that prefix.
+#
 # The -dev packages the modules need are installed with apt-get when missing, as make system
 # does for the project's other system packages.
 set -euo pipefail
@@ -15,7 +19,16 @@ TARBALL=python3.13_$VERSION.orig.tar.xz
 POOL=pool/main/p/python3.13
 SHA256=93e583f243454e6e9e4588ca2c2662206ad961659863277afcdb96801647d640
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/confluent_binding
-PREFIX=${CB_FREETHREADED_PYTHON_PREFIX:-$CACHE/freethreaded-python-$VERSION}
+TSAN=${CB_FREETHREADED_TSAN:-0}
+SUFFIX=""; CONFIGURE_TSAN=(); INSTALL_TSAN=()
+if [ "$TSAN" = 1 ]; then
+  SUFFIX=-tsan; CONFIGURE_TSAN=(--with-thread-sanitizer --disable-test-modules)
+  # the install's byte-compiling in worker processes did not end under the sanitizer: one process
+  INSTALL_TSAN=(COMPILEALL_OPTS=-j1)
+  # the interpreter runs during its own build and install (ensurepip): not what is checked
+  export TSAN_OPTIONS=report_bugs=0
+fi
+PREFIX=${CB_FREETHREADED_PYTHON_PREFIX:-$CACHE/freethreaded-python-$VERSION$SUFFIX}
 PY=$PREFIX/bin/python3.13t
 # What the interpreter must have: the GIL off, and the modules pip and the dev requirements use.
 CHECK='import sys, ssl, sqlite3, zlib, lzma, bz2, ctypes, json, venv, ensurepip
@@ -47,15 +60,19 @@ debian_orig "$CACHE" "$POOL" "$TARBALL" "$SHA256"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-freethreaded-python.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 tar -xJf "$src" -C "$work" --strip-components=1
-log=$CACHE/freethreaded-python-build.log
+log=$CACHE/freethreaded-python$SUFFIX-build.log
 echo "building CPython $VERSION (free-threaded) into $PREFIX: log in $log" >&2
 # The prefix is remade whole: a half-installed one from an interrupted run is not kept.
 rm -rf "$PREFIX"
 cd "$work"
 {
-  ./configure --prefix="$PREFIX" --disable-gil --with-ensurepip=install
+  ./configure --prefix="$PREFIX" --disable-gil --with-ensurepip=install "${CONFIGURE_TSAN[@]}"
   nice -n 10 make -j"${JOBS:-2}"
-  make altinstall
+  make altinstall "${INSTALL_TSAN[@]}"
+  if [ "$TSAN" = 1 ]; then
+    mkdir -p "$PREFIX/share"
+    cp Tools/tsan/suppressions_free_threading.txt "$PREFIX/share/tsan-suppressions.txt"
+  fi
 } >"$log" 2>&1 || { tail -30 "$log" >&2; exit 1; }
 # Modules that configure found no library for are only listed by the build, not fatal to it.
 grep -m1 -A1 'necessary bits to build these optional modules were not found' "$log" >&2 || true
