@@ -411,8 +411,9 @@ asan: sanitizer-tools $(STAMP_EXT)
 # ThreadSanitizer (tests/support/freethreaded_python.sh, CB_FREETHREADED_TSAN=1; built once, outside
 # the checkout), with librdkafka and the extension instrumented alike (built apart, in build/tsan/).
 # Its venv has only what those tests import. Fails on a report with a frame in the extension or
-# librdkafka (tests/sanitize/tsan_report.py); CPython's own suppressions for its known reports
-# apply; the reports stay in build/tsan/reports/. Slow: the interpreter runs 5-15 times slower.
+# librdkafka (tests/sanitize/tsan_report.py); CPython's own suppressions for its known reports and
+# tests/sanitize/tsan.supp (librdkafka's own harmless ones, each with its reason) apply; the reports
+# stay in build/tsan/reports/. Slow: the interpreter runs 5-15 times slower.
 TSAN_DIR := build/tsan
 TSAN_TESTS ?= tests/integration/test_thread_stress.py
 TSAN_REQUIREMENTS := setuptools|Cython|pytest|pytest-timeout|pytest-asyncio
@@ -426,8 +427,10 @@ tsan: sanitizer-tools system jars $(RDKAFKA_STAMP)
 	TSAN_OPTIONS=report_bugs=0 CB_FREETHREADING=1 PY=$(CURDIR)/$(TSAN_DIR)/venv/bin/python \
 	  bash librdkafka-build/build-sanitized.sh thread $(TSAN_DIR)
 	rm -rf $(TSAN_DIR)/reports && mkdir -p $(TSAN_DIR)/reports
+	cat "$$(dirname "$$(readlink -f $(TSAN_DIR)/venv/bin/python)")/../share/tsan-suppressions.txt" \
+	  tests/sanitize/tsan.supp > $(TSAN_DIR)/suppressions.txt
 	cd $(TSAN_DIR)/tree && CONFLUENT_BINDING_CACHE=$(CURDIR)/.cache PYTHONPATH=$(CURDIR)/$(TSAN_DIR)/tree \
-	  TSAN_OPTIONS="suppressions=$$(dirname $$(readlink -f ../venv/bin/python))/../share/tsan-suppressions.txt:log_path=$(CURDIR)/$(TSAN_DIR)/reports/tsan:exitcode=0:second_deadlock_stack=1" \
+	  TSAN_OPTIONS="suppressions=$(CURDIR)/$(TSAN_DIR)/suppressions.txt:log_path=$(CURDIR)/$(TSAN_DIR)/reports/tsan:exitcode=0:second_deadlock_stack=1" \
 	  $(CURDIR)/$(TSAN_DIR)/venv/bin/python -m pytest $(TSAN_TESTS) -p no:cacheprovider -q -o timeout=1800 $(PYTEST_ARGS); \
 	  status=$$?; cd $(CURDIR) && $(PY) tests/sanitize/tsan_report.py $(TSAN_DIR)/reports && exit $$status
 
