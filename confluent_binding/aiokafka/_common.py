@@ -51,8 +51,8 @@ def warn_unclosed(face: Any, name: str, client: Any, warn: Callable[..., None]) 
 
 
 def release_quietly(client: Any) -> None:
-    """Free the engine's client of a face object garbage collected unclosed (the face has
-    warned already): on its loop's thread, as the engine frees its own."""
+    """Free the engine's client of a face object garbage collected unclosed (the face
+    warns right after): on its loop's thread, as the engine frees its own."""
     if client is None or getattr(client, "_closed", True):
         return
     # should the release below not run (its loop stopped first), the engine frees the client
